@@ -1,0 +1,371 @@
+using System.Buffers;
+using System.Runtime.CompilerServices;
+
+namespace WebSocketCodec;
+
+/// <summary>
+/// The stateful frame reader of one connection: parses headers, enforces every RFC 6455 rule through one funnel
+/// (<see cref="Violation"/> then says which and <see cref="ProtocolViolationExtensions.ToCloseStatus"/> what to send),
+/// unmasks payloads in place and validates text and close payloads incrementally, so a payload may arrive in any
+/// number of chunks. No allocation per frame. Not thread-safe: one reader loop drives it.
+/// </summary>
+/// <remarks>
+/// Drive it as: <see cref="ReadHeader(ReadOnlySpan{byte}, out FrameHeader, out int)"/> until it returns
+/// <see cref="OperationStatus.Done"/>, consume <see cref="FrameHeader.HeaderLength"/> bytes, then
+/// <see cref="ProcessPayload"/> on the payload bytes as they come (once with an empty span for an empty payload) until
+/// it returns <see cref="OperationStatus.Done"/>. <see cref="ReadFrame"/> does both when a whole frame is buffered.
+/// After <see cref="OperationStatus.InvalidData"/> the decoder stays failed.
+/// </remarks>
+public sealed class FrameDecoder
+{
+    private readonly long _maxFrame;
+    private readonly long _maxMessage;
+    private readonly int _forbiddenRsv;
+    private readonly bool _validateUtf8;
+    private readonly bool _requireMask;
+
+    private bool _inPayload;
+    private bool _inMessage;
+    private bool _messageIsText;
+    private long _messageLength;
+
+    private FrameHeader _frame;
+    private long _remaining;
+    private int _maskOffset;
+    private PayloadKind _kind;
+    private ushort _closeStatus;
+    private byte _closeStatusBytes;
+
+    private Utf8Validator _textUtf8;
+    private Utf8Validator _closeUtf8;
+
+    /// <summary>Creates a decoder for the given end of the connection.</summary>
+    public FrameDecoder(WebSocketRole role, FrameDecoderOptions? options = null)
+    {
+        options ??= FrameDecoderOptions.Default;
+        ArgumentOutOfRangeException.ThrowIfNegative(options.MaxFramePayloadLength);
+        ArgumentOutOfRangeException.ThrowIfNegative(options.MaxMessagePayloadLength);
+        ArgumentOutOfRangeException.ThrowIfGreaterThan((uint)options.AllowedRsv, 7u);
+        Role = role;
+        _requireMask = role == WebSocketRole.Server;
+        _maxFrame = Math.Min(options.MaxFramePayloadLength, options.MaxMessagePayloadLength);
+        _maxMessage = options.MaxMessagePayloadLength;
+        _forbiddenRsv = ~options.AllowedRsv & 7;
+        _validateUtf8 = options.ValidateUtf8;
+    }
+
+    private enum PayloadKind : byte
+    {
+        Other,
+        Text,
+        Close,
+    }
+
+    /// <summary>The end of the connection this decoder reads for.</summary>
+    public WebSocketRole Role { get; }
+
+    /// <summary>The rule the peer broke, or <see cref="ProtocolViolation.None"/>.</summary>
+    public ProtocolViolation Violation { get; private set; }
+
+    /// <summary>Whether a fragmented message is open (its final fragment not yet read).</summary>
+    public bool InFragmentedMessage => _inMessage;
+
+    /// <summary>Whether a header was read and its payload is not yet all processed.</summary>
+    public bool InPayload => _inPayload;
+
+    /// <summary>The header of the current (or last) frame.</summary>
+    public FrameHeader CurrentHeader => _frame;
+
+    /// <summary>Payload bytes of the current frame not yet processed.</summary>
+    public long PayloadRemaining => _remaining;
+
+    /// <summary>The opcode of the open (or last) data message: <see cref="WebSocketOpcode.Text"/> or
+    /// <see cref="WebSocketOpcode.Binary"/>.</summary>
+    public WebSocketOpcode MessageOpcode => _messageIsText ? WebSocketOpcode.Text : WebSocketOpcode.Binary;
+
+    /// <summary>Reads and validates the next frame header.</summary>
+    /// <param name="source">Bytes from a frame boundary on.</param>
+    /// <param name="header">The header, on <see cref="OperationStatus.Done"/>.</param>
+    /// <param name="bytesNeeded">On <see cref="OperationStatus.NeedMoreData"/>, how many more bytes the header needs
+    /// at least.</param>
+    /// <returns>Done, NeedMoreData, or InvalidData (see <see cref="Violation"/>).</returns>
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    public OperationStatus ReadHeader(ReadOnlySpan<byte> source, out FrameHeader header, out int bytesNeeded)
+    {
+        OperationStatus status = Peek(source, out header, out bytesNeeded);
+        if (status == OperationStatus.Done)
+        {
+            Commit(header);
+        }
+
+        return status;
+    }
+
+    /// <inheritdoc cref="ReadHeader(ReadOnlySpan{byte}, out FrameHeader, out int)"/>
+    public OperationStatus ReadHeader(in ReadOnlySequence<byte> source, out FrameHeader header, out int bytesNeeded)
+    {
+        ReadOnlySpan<byte> first = source.FirstSpan;
+        if (first.Length >= FrameHeaderReader.MaxHeaderLength || source.IsSingleSegment)
+        {
+            return ReadHeader(first, out header, out bytesNeeded);
+        }
+
+        Span<byte> copy = stackalloc byte[FrameHeaderReader.MaxHeaderLength];
+        int length = (int)Math.Min(FrameHeaderReader.MaxHeaderLength, source.Length);
+        source.Slice(0, length).CopyTo(copy);
+        return ReadHeader(copy.Slice(0, length), out header, out bytesNeeded);
+    }
+
+    /// <summary>
+    /// Unmasks the next chunk of the current payload in place and validates it (UTF-8 of text messages, the close
+    /// status and reason of a Close frame).
+    /// </summary>
+    /// <param name="chunk">The next payload bytes; no more than <see cref="PayloadRemaining"/>.</param>
+    /// <returns>Done when the frame's payload is complete, NeedMoreData when more is expected, InvalidData on a
+    /// violation.</returns>
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    public OperationStatus ProcessPayload(Span<byte> chunk)
+    {
+        if (!_inPayload || (ulong)chunk.Length > (ulong)_remaining)
+        {
+            ThrowBadPayloadCall(chunk.Length);
+        }
+
+        if (_frame.IsMasked && !chunk.IsEmpty)
+        {
+            _maskOffset = WebSocketMask.Apply(chunk, _frame.MaskKey, _maskOffset);
+        }
+
+        _remaining -= chunk.Length;
+        bool frameEnds = _remaining == 0;
+        if (_kind != PayloadKind.Other)
+        {
+            ProtocolViolation violation = _kind == PayloadKind.Text
+                ? CheckText(chunk, frameEnds && _frame.Fin)
+                : CheckClose(chunk, frameEnds);
+            if (violation != ProtocolViolation.None)
+            {
+                return Fail(violation);
+            }
+        }
+
+        if (!frameEnds)
+        {
+            return OperationStatus.NeedMoreData;
+        }
+
+        _inPayload = false;
+        return OperationStatus.Done;
+    }
+
+    /// <summary>
+    /// Reads a whole frame when it is all in <paramref name="source"/>: the header is validated and the payload
+    /// unmasked in place and validated.
+    /// </summary>
+    /// <param name="source">Bytes from a frame boundary on; the payload is unmasked in this memory.</param>
+    /// <param name="header">The header, on Done.</param>
+    /// <param name="payload">The unmasked payload, a slice of <paramref name="source"/>, on Done.</param>
+    /// <param name="bytesNeeded">On NeedMoreData: how many more bytes the frame needs, as far as known. Nothing has
+    /// been consumed or unmasked then.</param>
+    /// <returns>Done (consume <see cref="FrameHeader.FrameLength"/> bytes), NeedMoreData or InvalidData.</returns>
+    public OperationStatus ReadFrame(Span<byte> source, out FrameHeader header, out Span<byte> payload, out long bytesNeeded)
+    {
+        payload = default;
+        OperationStatus status = Peek(source, out header, out int headerNeeded);
+        if (status != OperationStatus.Done)
+        {
+            bytesNeeded = headerNeeded;
+            return status;
+        }
+
+        long frameLength = header.FrameLength;
+        if (frameLength > source.Length)
+        {
+            bytesNeeded = frameLength - source.Length;
+            return OperationStatus.NeedMoreData;
+        }
+
+        bytesNeeded = 0;
+        Commit(header);
+        payload = source.Slice(header.HeaderLength, (int)header.PayloadLength);
+        return ProcessPayload(payload);
+    }
+
+    /// <summary>Reads and validates a header without moving to its payload.</summary>
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    private OperationStatus Peek(ReadOnlySpan<byte> source, out FrameHeader header, out int bytesNeeded)
+    {
+        if (_inPayload)
+        {
+            ThrowHelper.ThrowInvalidOperation("The current frame's payload has not been processed yet.");
+        }
+
+        if (Violation != ProtocolViolation.None)
+        {
+            header = default;
+            bytesNeeded = 0;
+            return OperationStatus.InvalidData;
+        }
+
+        OperationStatus status = FrameHeaderReader.Read(source, _maxFrame, out header, out bytesNeeded, out var violation);
+        if (status == OperationStatus.Done)
+        {
+            violation = Validate(header);
+        }
+        else if (status == OperationStatus.NeedMoreData && source.Length >= 2)
+        {
+            // Fail early on what the first two bytes already show, before the rest of the header arrives.
+            violation = ValidateLeadBytes(source[0], source[1]);
+        }
+
+        return violation == ProtocolViolation.None ? status : Fail(violation);
+    }
+
+    /// <summary>The funnel for header rules that depend on configuration and on the message state.</summary>
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    private ProtocolViolation Validate(in FrameHeader header)
+    {
+        ProtocolViolation violation = CheckRsvAndMask(header.Rsv, header.IsMasked);
+        if (violation != ProtocolViolation.None)
+        {
+            return violation;
+        }
+
+        WebSocketOpcode opcode = header.Opcode;
+        if (header.IsControl)
+        {
+            return opcode == WebSocketOpcode.Close && header.PayloadLength == 1
+                ? ProtocolViolation.ClosePayloadTooShort
+                : ProtocolViolation.None;
+        }
+
+        if (opcode == WebSocketOpcode.Continuation)
+        {
+            if (!_inMessage)
+            {
+                return ProtocolViolation.UnexpectedContinuation;
+            }
+
+            return header.PayloadLength > _maxMessage - _messageLength
+                ? ProtocolViolation.MessageTooBig
+                : ProtocolViolation.None;
+        }
+
+        if (_inMessage)
+        {
+            return ProtocolViolation.ExpectedContinuation;
+        }
+
+        return header.PayloadLength > _maxMessage ? ProtocolViolation.MessageTooBig : ProtocolViolation.None;
+    }
+
+    private ProtocolViolation ValidateLeadBytes(byte first, byte second)
+    {
+        ProtocolViolation violation = CheckRsvAndMask((first >> 4) & 7, (second & 0x80) != 0);
+        if (violation != ProtocolViolation.None)
+        {
+            return violation;
+        }
+
+        var opcode = (WebSocketOpcode)(first & 0x0F);
+        if (opcode == WebSocketOpcode.Continuation)
+        {
+            return _inMessage ? ProtocolViolation.None : ProtocolViolation.UnexpectedContinuation;
+        }
+
+        return _inMessage && opcode is WebSocketOpcode.Text or WebSocketOpcode.Binary
+            ? ProtocolViolation.ExpectedContinuation
+            : ProtocolViolation.None;
+    }
+
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    private ProtocolViolation CheckRsvAndMask(int rsv, bool masked)
+    {
+        if ((rsv & _forbiddenRsv) != 0)
+        {
+            return ProtocolViolation.ReservedBitsSet;
+        }
+
+        if (masked != _requireMask)
+        {
+            return _requireMask ? ProtocolViolation.UnmaskedFrame : ProtocolViolation.MaskedFrame;
+        }
+
+        return ProtocolViolation.None;
+    }
+
+    /// <summary>Moves to the payload of an accepted header and updates the message state.</summary>
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    private void Commit(in FrameHeader header)
+    {
+        _frame = header;
+        _remaining = header.PayloadLength;
+        _maskOffset = 0;
+        _inPayload = true;
+        WebSocketOpcode opcode = header.Opcode;
+        if (header.IsControl)
+        {
+            _kind = opcode == WebSocketOpcode.Close && _validateUtf8 ? PayloadKind.Close : PayloadKind.Other;
+            if (_kind == PayloadKind.Close)
+            {
+                _closeStatusBytes = 0;
+                _closeStatus = 0;
+                _closeUtf8.Reset();
+            }
+
+            return;
+        }
+
+        if (opcode != WebSocketOpcode.Continuation)
+        {
+            _messageIsText = opcode == WebSocketOpcode.Text;
+            _messageLength = 0;
+            if (_messageIsText)
+            {
+                _textUtf8.Reset();
+            }
+        }
+
+        _messageLength += header.PayloadLength;
+        _inMessage = !header.Fin;
+        _kind = _messageIsText && _validateUtf8 ? PayloadKind.Text : PayloadKind.Other;
+    }
+
+    private ProtocolViolation CheckText(ReadOnlySpan<byte> chunk, bool messageEnds) =>
+        _textUtf8.Append(chunk, messageEnds) ? ProtocolViolation.None : ProtocolViolation.InvalidTextUtf8;
+
+    private ProtocolViolation CheckClose(ReadOnlySpan<byte> chunk, bool frameEnds)
+    {
+        while (_closeStatusBytes < 2 && !chunk.IsEmpty)
+        {
+            _closeStatus = (ushort)((_closeStatus << 8) | chunk[0]);
+            _closeStatusBytes++;
+            chunk = chunk.Slice(1);
+            if (_closeStatusBytes == 2 && !CloseStatusRules.IsValidOnWire(_closeStatus))
+            {
+                return ProtocolViolation.InvalidCloseStatus;
+            }
+        }
+
+        if (_closeStatusBytes == 2 && !_closeUtf8.Append(chunk, frameEnds))
+        {
+            return ProtocolViolation.InvalidCloseReasonUtf8;
+        }
+
+        return ProtocolViolation.None;
+    }
+
+    /// <summary>The one place every violation ends: the decoder is failed for good.</summary>
+    private OperationStatus Fail(ProtocolViolation violation)
+    {
+        Violation = violation;
+        _inPayload = false;
+        return OperationStatus.InvalidData;
+    }
+
+    [MethodImpl(MethodImplOptions.NoInlining)]
+    private void ThrowBadPayloadCall(int length) => ThrowHelper.ThrowInvalidOperation(
+        _inPayload
+            ? $"The chunk of {length} bytes is longer than the {_remaining} payload bytes left."
+            : "No frame header has been read, or the decoder has failed.");
+}

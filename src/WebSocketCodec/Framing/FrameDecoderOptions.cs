@@ -1,0 +1,23 @@
+namespace WebSocketCodec;
+
+/// <summary>Limits and negotiated features for a <see cref="FrameDecoder"/>.</summary>
+public sealed record FrameDecoderOptions
+{
+    /// <summary>The defaults: 16 MiB frames and messages, no extension, UTF-8 validation on.</summary>
+    public static FrameDecoderOptions Default { get; } = new();
+
+    /// <summary>The largest frame payload accepted; a longer one fails with 1009 from its header alone.</summary>
+    public long MaxFramePayloadLength { get; init; } = 16 * 1024 * 1024;
+
+    /// <summary>The largest message (all fragments together) accepted; a longer one fails with 1009 as soon as a
+    /// header shows it will be exceeded.</summary>
+    public long MaxMessagePayloadLength { get; init; } = 16 * 1024 * 1024;
+
+    /// <summary>The RSV bits a negotiated extension defines (RSV1 = 4, RSV2 = 2, RSV3 = 1); any other set bit fails
+    /// with 1002. None by default.</summary>
+    public int AllowedRsv { get; init; }
+
+    /// <summary>Whether text messages and close reasons are checked to be UTF-8 (1007 otherwise). On by default; turn
+    /// off only when a layer above validates.</summary>
+    public bool ValidateUtf8 { get; init; } = true;
+}
