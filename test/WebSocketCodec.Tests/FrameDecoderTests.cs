@@ -1,0 +1,301 @@
+using System.Buffers;
+using System.Text;
+using WebSocketCodec.Tests.Infrastructure;
+
+namespace WebSocketCodec.Tests;
+
+public class FrameDecoderTests
+{
+    private const int Key = 0x3D21FA37; // 37 fa 21 3d on the wire
+
+    /// <summary>Encodes a frame the way a peer would, with any bits the test wants, masked with <see cref="Key"/>
+    /// when <paramref name="masked"/>.</summary>
+    private static byte[] Frame(int opcode, byte[] payload, bool fin = true, bool masked = true, int rsv = 0)
+    {
+        var bytes = new byte[14 + payload.Length];
+        int header = FrameHeaderWriter.Write(bytes, fin, rsv, (WebSocketOpcode)0, payload.Length, masked, Key);
+        bytes[0] = (byte)((fin ? 0x80 : 0) | (rsv << 4) | opcode);
+        payload.CopyTo(bytes, header);
+        if (masked)
+        {
+            WebSocketMask.Apply(bytes.AsSpan(header, payload.Length), Key);
+        }
+
+        return bytes[..(header + payload.Length)];
+    }
+
+    private static byte[] Close(ushort code, string reason = "")
+    {
+        var payload = new byte[2 + Encoding.UTF8.GetByteCount(reason)];
+        payload[0] = (byte)(code >> 8);
+        payload[1] = (byte)code;
+        Encoding.UTF8.GetBytes(reason, payload.AsSpan(2));
+        return payload;
+    }
+
+    /// <summary>Feeds frames one by one through ReadFrame; returns the first failure, or None.</summary>
+    private static ProtocolViolation Run(FrameDecoder decoder, params byte[][] frames)
+    {
+        foreach (byte[] frame in frames)
+        {
+            var status = decoder.ReadFrame(frame, out var header, out _, out _);
+            if (status == OperationStatus.InvalidData)
+            {
+                return decoder.Violation;
+            }
+
+            Assert.Equal(OperationStatus.Done, status);
+            Assert.Equal(frame.Length, header.FrameLength);
+        }
+
+        return ProtocolViolation.None;
+    }
+
+    public static TheoryData<string, byte[][], ProtocolViolation, CloseStatus> ServerViolations => new()
+    {
+        { "RSV1 without extension", [Frame(1, "a"u8.ToArray(), rsv: 4)], ProtocolViolation.ReservedBitsSet, CloseStatus.ProtocolError },
+        { "RSV2 on ping", [Frame(9, [], rsv: 2)], ProtocolViolation.ReservedBitsSet, CloseStatus.ProtocolError },
+        { "RSV3", [Frame(2, [], rsv: 1)], ProtocolViolation.ReservedBitsSet, CloseStatus.ProtocolError },
+        { "opcode 3", [Frame(3, [])], ProtocolViolation.ReservedOpcode, CloseStatus.ProtocolError },
+        { "opcode 7", [Frame(7, [])], ProtocolViolation.ReservedOpcode, CloseStatus.ProtocolError },
+        { "opcode 11", [Frame(11, [])], ProtocolViolation.ReservedOpcode, CloseStatus.ProtocolError },
+        { "opcode 15", [Frame(15, [])], ProtocolViolation.ReservedOpcode, CloseStatus.ProtocolError },
+        { "ping of 126 bytes", [Frame(9, new byte[126])], ProtocolViolation.ControlFrameTooLong, CloseStatus.ProtocolError },
+        { "fragmented ping", [Frame(9, [], fin: false)], ProtocolViolation.ControlFrameFragmented, CloseStatus.ProtocolError },
+        { "fragmented close", [Frame(8, [], fin: false)], ProtocolViolation.ControlFrameFragmented, CloseStatus.ProtocolError },
+        { "continuation first", [Frame(0, "x"u8.ToArray())], ProtocolViolation.UnexpectedContinuation, CloseStatus.ProtocolError },
+        { "continuation after final", [Frame(2, [1]), Frame(0, [2])], ProtocolViolation.UnexpectedContinuation, CloseStatus.ProtocolError },
+        { "text inside fragmented", [Frame(1, "a"u8.ToArray(), fin: false), Frame(1, "b"u8.ToArray())], ProtocolViolation.ExpectedContinuation, CloseStatus.ProtocolError },
+        { "binary inside fragmented", [Frame(2, [1], fin: false), Frame(9, []), Frame(2, [2])], ProtocolViolation.ExpectedContinuation, CloseStatus.ProtocolError },
+        { "unmasked at server", [Frame(2, [1], masked: false)], ProtocolViolation.UnmaskedFrame, CloseStatus.ProtocolError },
+        { "close of one byte", [Frame(8, [0x03])], ProtocolViolation.ClosePayloadTooShort, CloseStatus.ProtocolError },
+        { "close 999", [Frame(8, Close(999))], ProtocolViolation.InvalidCloseStatus, CloseStatus.ProtocolError },
+        { "close 1004", [Frame(8, Close(1004))], ProtocolViolation.InvalidCloseStatus, CloseStatus.ProtocolError },
+        { "close 1005", [Frame(8, Close(1005))], ProtocolViolation.InvalidCloseStatus, CloseStatus.ProtocolError },
+        { "close 1006", [Frame(8, Close(1006))], ProtocolViolation.InvalidCloseStatus, CloseStatus.ProtocolError },
+        { "close 1015", [Frame(8, Close(1015))], ProtocolViolation.InvalidCloseStatus, CloseStatus.ProtocolError },
+        { "close 1016", [Frame(8, Close(1016))], ProtocolViolation.InvalidCloseStatus, CloseStatus.ProtocolError },
+        { "close 2999", [Frame(8, Close(2999))], ProtocolViolation.InvalidCloseStatus, CloseStatus.ProtocolError },
+        { "close 5000", [Frame(8, Close(5000))], ProtocolViolation.InvalidCloseStatus, CloseStatus.ProtocolError },
+        { "close 65535", [Frame(8, Close(65535))], ProtocolViolation.InvalidCloseStatus, CloseStatus.ProtocolError },
+        { "close reason not UTF-8", [Frame(8, [0x03, 0xE8, 0xCE, 0xBA, 0xE1, 0xBD])], ProtocolViolation.InvalidCloseReasonUtf8, CloseStatus.InvalidPayloadData },
+        { "text not UTF-8", [Frame(1, [0x61, 0xFF])], ProtocolViolation.InvalidTextUtf8, CloseStatus.InvalidPayloadData },
+        { "text cut at message end", [Frame(1, [0xCE], fin: false), Frame(0, [])], ProtocolViolation.InvalidTextUtf8, CloseStatus.InvalidPayloadData },
+        { "surrogate across fragments", [Frame(1, [0xED], fin: false), Frame(0, [0xA0, 0x80])], ProtocolViolation.InvalidTextUtf8, CloseStatus.InvalidPayloadData },
+    };
+
+    [Theory]
+    [MemberData(nameof(ServerViolations))]
+    public void EachRuleFailsWithItsCloseStatus(string rule, byte[][] frames, ProtocolViolation expected, CloseStatus status)
+    {
+        Assert.NotNull(rule);
+        var decoder = new FrameDecoder(WebSocketRole.Server);
+        Assert.Equal(expected, Run(decoder, frames));
+        Assert.Equal(status, decoder.Violation.ToCloseStatus());
+    }
+
+    [Fact]
+    public void ClientRejectsMaskedFrame()
+    {
+        var decoder = new FrameDecoder(WebSocketRole.Client);
+        Assert.Equal(ProtocolViolation.MaskedFrame, Run(decoder, Frame(2, [1, 2], masked: true)));
+        Assert.Equal(CloseStatus.ProtocolError, decoder.Violation.ToCloseStatus());
+    }
+
+    [Theory]
+    [InlineData((ushort)1000)]
+    [InlineData((ushort)1003)]
+    [InlineData((ushort)1007)]
+    [InlineData((ushort)1011)]
+    [InlineData((ushort)1012)]
+    [InlineData((ushort)1013)]
+    [InlineData((ushort)1014)]
+    [InlineData((ushort)3000)]
+    [InlineData((ushort)4999)]
+    public void ValidCloseCodesAreAccepted(ushort code)
+    {
+        var decoder = new FrameDecoder(WebSocketRole.Server);
+        Assert.Equal(ProtocolViolation.None, Run(decoder, Frame(8, Close(code, "bye κόσμε"))));
+    }
+
+    [Fact]
+    public void EmptyCloseAndControlFramesInsideAFragmentedMessageAreAccepted()
+    {
+        var decoder = new FrameDecoder(WebSocketRole.Server);
+        Assert.Equal(ProtocolViolation.None, Run(decoder,
+            Frame(1, "κό"u8.ToArray()[..3], fin: false), // cut inside 'ό'
+            Frame(9, "ping"u8.ToArray()),
+            Frame(10, []),
+            Frame(0, "κόσμε"u8.ToArray()[3..], fin: false),
+            Frame(0, []),
+            Frame(8, [])));
+        Assert.False(decoder.InFragmentedMessage);
+    }
+
+    [Fact]
+    public void FrameOverTheLimitIsRefusedFromItsHeader()
+    {
+        var decoder = new FrameDecoder(WebSocketRole.Server, new FrameDecoderOptions { MaxFramePayloadLength = 200 });
+        // FIN=1, Binary, MASK=1, 16-bit length 201 — only the first 4 header bytes present.
+        var status = decoder.ReadHeader([0x82, 0xFE, 0x00, 0xC9], out _, out _);
+        Assert.Equal(OperationStatus.InvalidData, status);
+        Assert.Equal(ProtocolViolation.FrameTooBig, decoder.Violation);
+        Assert.Equal(CloseStatus.MessageTooBig, decoder.Violation.ToCloseStatus());
+    }
+
+    [Fact]
+    public void MessageOverTheLimitIsRefusedAtTheFragmentThatExceedsIt()
+    {
+        var decoder = new FrameDecoder(WebSocketRole.Server, new FrameDecoderOptions { MaxMessagePayloadLength = 10 });
+        Assert.Equal(ProtocolViolation.MessageTooBig, Run(decoder,
+            Frame(2, new byte[4], fin: false), Frame(0, new byte[6], fin: false), Frame(0, new byte[1])));
+        Assert.Equal(CloseStatus.MessageTooBig, decoder.Violation.ToCloseStatus());
+
+        var exact = new FrameDecoder(WebSocketRole.Server, new FrameDecoderOptions { MaxMessagePayloadLength = 10 });
+        Assert.Equal(ProtocolViolation.None, Run(exact, Frame(2, new byte[4], fin: false), Frame(0, new byte[6])));
+    }
+
+    [Fact]
+    public void NegotiatedRsvBitIsAccepted()
+    {
+        var decoder = new FrameDecoder(WebSocketRole.Server, new FrameDecoderOptions { AllowedRsv = 4 });
+        Assert.Equal(ProtocolViolation.None, Run(decoder, Frame(2, [1], rsv: 4)));
+        Assert.Equal(ProtocolViolation.ReservedBitsSet, Run(decoder, Frame(2, [1], rsv: 2)));
+    }
+
+    [Fact]
+    public void LeadByteViolationsFailBeforeTheHeaderIsComplete()
+    {
+        // FIN=1, RSV1, Binary, MASK=1, 16-bit length — only 2 of 8 header bytes present.
+        var decoder = new FrameDecoder(WebSocketRole.Server);
+        Assert.Equal(OperationStatus.InvalidData, decoder.ReadHeader([0xC2, 0xFE], out _, out _));
+        Assert.Equal(ProtocolViolation.ReservedBitsSet, decoder.Violation);
+
+        var client = new FrameDecoder(WebSocketRole.Client);
+        Assert.Equal(OperationStatus.InvalidData, client.ReadHeader([0x80, 0x7E], out _, out _));
+        Assert.Equal(ProtocolViolation.UnexpectedContinuation, client.Violation);
+    }
+
+    [Fact]
+    public void FailedDecoderStaysFailed()
+    {
+        var decoder = new FrameDecoder(WebSocketRole.Server);
+        Assert.Equal(ProtocolViolation.ReservedOpcode, Run(decoder, Frame(3, [])));
+        Assert.Equal(OperationStatus.InvalidData, decoder.ReadFrame(Frame(2, [1]), out _, out _, out _));
+        Assert.Equal(OperationStatus.InvalidData, decoder.ReadHeader(Frame(2, [1]), out _, out _));
+        Assert.Equal(ProtocolViolation.ReservedOpcode, decoder.Violation);
+    }
+
+    [Fact]
+    public void PayloadInChunksIsUnmaskedAndValidatedAcrossEverySplit()
+    {
+        byte[] text = Encoding.UTF8.GetBytes("Grüße, κόσμε, 😀 — the quick brown fox");
+        byte[] frame = Frame(1, text);
+        for (int split = 0; split <= text.Length; split++)
+        {
+            byte[] copy = (byte[])frame.Clone();
+            var decoder = new FrameDecoder(WebSocketRole.Server);
+            Assert.Equal(OperationStatus.Done, decoder.ReadHeader(copy, out var header, out _));
+            var payload = copy.AsSpan(header.HeaderLength);
+            var first = decoder.ProcessPayload(payload[..split]);
+            Assert.Equal(split == text.Length ? OperationStatus.Done : OperationStatus.NeedMoreData, first);
+            if (split < text.Length)
+            {
+                Assert.Equal(OperationStatus.Done, decoder.ProcessPayload(payload[split..]));
+            }
+
+            Assert.Equal(text, payload.ToArray());
+            Assert.False(decoder.InPayload);
+        }
+    }
+
+    [Fact]
+    public void CloseFrameValidatedAcrossEverySplit()
+    {
+        byte[] frame = Frame(8, Close(4000, "κόσμε"));
+        byte[] bad = Frame(8, Close(1005, "κόσμε"));
+        byte[] badUtf8 = Frame(8, [0x0F, 0xA0, 0xCE, 0xBA, 0xCE]);
+        int payloadLength = frame.Length - 6;
+        for (int split = 0; split <= payloadLength; split++)
+        {
+            Assert.Equal(ProtocolViolation.None, ReadInTwo(frame, split));
+            Assert.Equal(ProtocolViolation.InvalidCloseStatus, ReadInTwo(bad, split));
+        }
+
+        for (int split = 0; split <= 5; split++)
+        {
+            Assert.Equal(ProtocolViolation.InvalidCloseReasonUtf8, ReadInTwo(badUtf8, split));
+        }
+
+        static ProtocolViolation ReadInTwo(byte[] original, int split)
+        {
+            byte[] copy = (byte[])original.Clone();
+            var decoder = new FrameDecoder(WebSocketRole.Server);
+            decoder.ReadHeader(copy, out var header, out _);
+            var payload = copy.AsSpan(header.HeaderLength);
+            if (decoder.ProcessPayload(payload[..split]) == OperationStatus.InvalidData)
+            {
+                return decoder.Violation;
+            }
+
+            if (split < payload.Length && decoder.ProcessPayload(payload[split..]) == OperationStatus.InvalidData)
+            {
+                return decoder.Violation;
+            }
+
+            return decoder.Violation;
+        }
+    }
+
+    [Fact]
+    public void ReadFrameReportsMissingBytesAndTouchesNothing()
+    {
+        byte[] frame = Frame(2, [1, 2, 3, 4, 5]);
+        var decoder = new FrameDecoder(WebSocketRole.Server);
+        for (int available = 0; available < frame.Length; available++)
+        {
+            byte[] copy = (byte[])frame.Clone();
+            var status = decoder.ReadFrame(copy.AsSpan(0, available), out _, out _, out long needed);
+            Assert.Equal(OperationStatus.NeedMoreData, status);
+            Assert.True(needed >= 1 && available + needed <= frame.Length, $"available {available}, needed {needed}");
+            if (available >= 6)
+            {
+                Assert.Equal(frame.Length - available, needed);
+            }
+
+            Assert.Equal(frame, copy); // nothing unmasked yet
+            Assert.False(decoder.InPayload);
+        }
+    }
+
+    [Fact]
+    public void SequenceHeaderSplitAcrossSegmentsIsRead()
+    {
+        byte[] frame = Frame(2, new byte[300]);
+        for (int split = 1; split < 8; split++)
+        {
+            var decoder = new FrameDecoder(WebSocketRole.Server);
+            Assert.Equal(OperationStatus.Done, decoder.ReadHeader(Segments.Split(frame, split), out var header, out _));
+            Assert.Equal(300, header.PayloadLength);
+            Assert.Equal(300, decoder.PayloadRemaining);
+        }
+    }
+
+    [Fact]
+    public void MisuseThrowsInsteadOfCorruptingState()
+    {
+        var decoder = new FrameDecoder(WebSocketRole.Server);
+        Assert.Throws<InvalidOperationException>(() => decoder.ProcessPayload(new byte[1]));
+        byte[] frame = Frame(2, [1, 2]);
+        decoder.ReadHeader(frame, out _, out _);
+        Assert.Throws<InvalidOperationException>(() => decoder.ProcessPayload(new byte[3]));
+        Assert.Throws<InvalidOperationException>(() => decoder.ReadHeader(frame, out _, out _));
+    }
+
+    [Fact]
+    public void Utf8ValidationCanBeTurnedOff()
+    {
+        var decoder = new FrameDecoder(WebSocketRole.Server, new FrameDecoderOptions { ValidateUtf8 = false });
+        Assert.Equal(ProtocolViolation.None, Run(decoder, Frame(1, [0xFF, 0xFE]), Frame(8, [0x03, 0xE8, 0xFF])));
+    }
+}
