@@ -1,0 +1,89 @@
+using System.Buffers;
+using System.Net.WebSockets;
+using BenchmarkDotNet.Attributes;
+
+namespace WebSocketCodec.Benchmarks;
+
+/// <summary>
+/// Decoding <see cref="Frames"/> binary frames already in memory: ours parses, validates and unmasks in place;
+/// ManagedWebSocket (<see cref="WebSocket.CreateFromStream(Stream, WebSocketCreationOptions)"/>, the codec behind
+/// ASP.NET Core's WebSockets and ClientWebSocket) receives the same bytes from a stream that replays them
+/// (one socket for the whole run, so its set-up is not counted).
+/// Masked frames are read as a server, unmasked ones as a client. Results are per frame.
+/// </summary>
+[MemoryDiagnoser]
+public class DecodeBenchmarks
+{
+    private const int Frames = 1000;
+    private byte[] _wire = [];
+    private byte[] _receiveBuffer = [];
+    private ReplayStream _stream = null!;
+    private WebSocket _socket = null!;
+    private FrameDecoder _decoder = null!;
+
+    /// <summary>Payload bytes per frame.</summary>
+    [Params(8, 64, 125, 1000)]
+    public int PayloadLength { get; set; }
+
+    /// <summary>Whether the frames are masked (client to server).</summary>
+    [Params(true, false)]
+    public bool Masked { get; set; }
+
+    [GlobalSetup]
+    public void Setup()
+    {
+        _wire = WireFrames.Binary(Frames, PayloadLength, Masked);
+        _receiveBuffer = new byte[Math.Max(PayloadLength, 16)];
+        _stream = new ReplayStream(WireFrames.Binary(Frames, PayloadLength, Masked));
+        _socket = WebSocket.CreateFromStream(
+            _stream, new WebSocketCreationOptions { IsServer = Masked, KeepAliveInterval = TimeSpan.Zero });
+        _decoder = new FrameDecoder(Masked ? WebSocketRole.Server : WebSocketRole.Client);
+        long ours = Ours();
+        long theirs = ManagedWebSocketReceive();
+        if (ours != theirs || ours != (long)Frames * PayloadLength)
+        {
+            throw new InvalidOperationException($"Decoded {ours} bytes, ManagedWebSocket {theirs}; expected {Frames * PayloadLength}.");
+        }
+
+        // Ours unmasks in place: restore the masked bytes so every iteration sees the same input.
+        _wire = WireFrames.Binary(Frames, PayloadLength, Masked);
+    }
+
+    [GlobalCleanup]
+    public void Cleanup() => _socket.Dispose();
+
+    [Benchmark(Baseline = true, OperationsPerInvoke = Frames)]
+    public long ManagedWebSocketReceive()
+    {
+        WebSocket socket = _socket;
+        long total = 0;
+        for (int i = 0; i < Frames; i++)
+        {
+            ValueTask<ValueWebSocketReceiveResult> receive = socket.ReceiveAsync(_receiveBuffer.AsMemory(), default);
+            ValueWebSocketReceiveResult result = receive.IsCompletedSuccessfully ? receive.Result : receive.AsTask().GetAwaiter().GetResult();
+            total += result.Count;
+        }
+
+        return total;
+    }
+
+    [Benchmark(OperationsPerInvoke = Frames)]
+    public long Ours()
+    {
+        Span<byte> input = _wire;
+        FrameDecoder decoder = _decoder;
+        long total = 0;
+        while (!input.IsEmpty)
+        {
+            if (decoder.ReadFrame(input, out FrameHeader header, out Span<byte> payload, out _) != OperationStatus.Done)
+            {
+                throw new InvalidOperationException(decoder.Violation.Describe());
+            }
+
+            total += payload.Length;
+            input = input.Slice((int)header.FrameLength);
+        }
+
+        return total;
+    }
+}

@@ -1,0 +1,1 @@
+return WebSocketCodec.Benchmarks.BenchmarkEntry.Run(args);
