@@ -23,8 +23,7 @@ public static class BenchmarkConfigs
         .AddColumn(new ThroughputColumn())
         .HideColumns(Column.Error, Column.StdDev, Column.RatioSD, Column.Median)
         .WithArtifactsPath(ArtifactsPath(repositoryRoot))
-        .WithOptions(ConfigOptions.JoinSummary | ConfigOptions.StopOnFirstError)
-        .WithSummaryStyle(BenchmarkDotNet.Reports.SummaryStyle.Default.WithMaxParameterColumnWidth(12));
+        .WithOptions(ConfigOptions.StopOnFirstError);
 
     /// <summary>Validation: every benchmark once, in this process (no child build), so a test can run it quickly.
     /// Each benchmark's <c>[GlobalSetup]</c> checks that ours and the baseline produce the same result.</summary>

@@ -23,4 +23,14 @@ public class BenchmarkValidationTests
 
         Assert.DoesNotContain(" 0 benchmarks ran", log, StringComparison.Ordinal);
     }
+
+    [Fact]
+    public void FullRunConfigurationExportsMarkdownAndCsv()
+    {
+        var config = BenchmarkConfigs.Full(Path.GetTempPath());
+        var exporters = config.GetExporters().Select(e => e.Name).ToArray();
+        Assert.Contains(exporters, name => name.Contains("github", StringComparison.OrdinalIgnoreCase));
+        Assert.Contains(exporters, name => name.Contains("csv", StringComparison.OrdinalIgnoreCase));
+        Assert.Contains(config.GetDiagnosers(), d => d is BenchmarkDotNet.Diagnosers.MemoryDiagnoser);
+    }
 }

@@ -1,4 +1,5 @@
 using System.Buffers;
+using System.Buffers.Binary;
 using System.Runtime.CompilerServices;
 
 namespace WebSocketCodec;
@@ -18,21 +19,24 @@ namespace WebSocketCodec;
 public sealed class FrameEncoder
 {
     private readonly MaskKeyGenerator? _maskKeys;
+    private readonly bool _masks;
 
     /// <summary>Creates an encoder for the given end of the connection.</summary>
     /// <param name="role">A client masks its frames, a server does not.</param>
-    /// <param name="maskKeys">The key source for a client; one is created when not given.</param>
+    /// <param name="maskKeys">The key source for a client; when not given, the calling thread's
+    /// <see cref="MaskKeyGenerator.ForCurrentThread"/> serves each frame.</param>
     public FrameEncoder(WebSocketRole role, MaskKeyGenerator? maskKeys = null)
     {
         Role = role;
-        _maskKeys = role == WebSocketRole.Client ? maskKeys ?? new MaskKeyGenerator() : null;
+        _masks = role == WebSocketRole.Client;
+        _maskKeys = _masks ? maskKeys : null;
     }
 
     /// <summary>The end of the connection this encoder writes for.</summary>
     public WebSocketRole Role { get; }
 
     /// <summary>Whether frames are masked: true for a client.</summary>
-    public bool MasksFrames => _maskKeys is not null;
+    public bool MasksFrames => _masks;
 
     /// <summary>The header length this encoder writes for a payload of <paramref name="payloadLength"/> bytes.</summary>
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
@@ -104,7 +108,24 @@ public sealed class FrameEncoder
     {
         CheckFrame(opcode, payload.Length, fin);
         int maskKey = NextMaskKey();
-        int headerLength = FrameHeaderWriter.Write(destination, fin, rsv, opcode, payload.Length, MasksFrames, maskKey);
+        int headerLength;
+        if (payload.Length <= 125 && (uint)rsv <= 7 && destination.Length >= payload.Length + 6)
+        {
+            // Small frames, the common case: the 2-byte header (and key) written directly.
+            destination[0] = (byte)((fin ? 0x80 : 0) | (rsv << 4) | (int)opcode);
+            destination[1] = (byte)((_masks ? 0x80 : 0) | payload.Length);
+            headerLength = 2;
+            if (_masks)
+            {
+                BinaryPrimitives.WriteInt32LittleEndian(destination.Slice(2), maskKey);
+                headerLength = 6;
+            }
+        }
+        else
+        {
+            headerLength = FrameHeaderWriter.Write(destination, fin, rsv, opcode, payload.Length, _masks, maskKey);
+        }
+
         Span<byte> target = destination.Slice(headerLength, payload.Length);
         if (MasksFrames)
         {
@@ -141,7 +162,7 @@ public sealed class FrameEncoder
     }
 
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
-    internal int NextMaskKey() => _maskKeys is null ? 0 : _maskKeys.Next();
+    internal int NextMaskKey() => !_masks ? 0 : (_maskKeys ?? MaskKeyGenerator.ForCurrentThread).Next();
 
     /// <summary>Refuses frames no peer may accept: reserved opcodes, long or fragmented control frames.</summary>
     [MethodImpl(MethodImplOptions.AggressiveInlining)]

@@ -1,5 +1,8 @@
 using System.Buffers;
+using System.Buffers.Binary;
 using System.Runtime.CompilerServices;
+using System.Runtime.InteropServices;
+using System.Text.Unicode;
 
 namespace WebSocketCodec;
 
@@ -23,6 +26,7 @@ public sealed class FrameDecoder
     private readonly int _forbiddenRsv;
     private readonly bool _validateUtf8;
     private readonly bool _requireMask;
+    private readonly int _expectedMaskBit;
 
     private bool _inPayload;
     private bool _inMessage;
@@ -48,6 +52,7 @@ public sealed class FrameDecoder
         ArgumentOutOfRangeException.ThrowIfGreaterThan((uint)options.AllowedRsv, 7u);
         Role = role;
         _requireMask = role == WebSocketRole.Server;
+        _expectedMaskBit = _requireMask ? 0x80 : 0;
         _maxFrame = Math.Min(options.MaxFramePayloadLength, options.MaxMessagePayloadLength);
         _maxMessage = options.MaxMessagePayloadLength;
         _forbiddenRsv = ~options.AllowedRsv & 7;
@@ -169,6 +174,65 @@ public sealed class FrameDecoder
     /// been consumed or unmasked then.</param>
     /// <returns>Done (consume <see cref="FrameHeader.FrameLength"/> bytes), NeedMoreData or InvalidData.</returns>
     public OperationStatus ReadFrame(Span<byte> source, out FrameHeader header, out Span<byte> payload, out long bytesNeeded)
+    {
+        // Fast path for the frames that dominate real traffic: a whole small (<= 125 bytes) final Text, Binary, Ping or
+        // Pong frame with no RSV bit and the mask bit the role expects, outside a fragmented message. Everything else,
+        // and every violation, takes the general path below, which applies every rule.
+        if (source.Length >= 2 && !_inMessage && !_inPayload)
+        {
+            ref byte p = ref MemoryMarshal.GetReference(source);
+            int first = p;
+            int second = Unsafe.Add(ref p, 1);
+            int length = second & 0x7F;
+            if (((FastFirstBytes >> (first & 0x3F)) & 1) != 0 && (first & 0xC0) == 0x80 && length <= 125
+                && (second & 0x80) == _expectedMaskBit && length <= _maxFrame && Violation == ProtocolViolation.None)
+            {
+                int headerLength = _requireMask ? 6 : 2;
+                if (headerLength + length <= source.Length)
+                {
+                    return ReadSmallFrame(source, first, length, headerLength, out header, out payload, out bytesNeeded);
+                }
+            }
+        }
+
+        return ReadFrameGeneral(source, out header, out payload, out bytesNeeded);
+    }
+
+    /// <summary>Opcodes 1, 2, 9 and 10 (FIN set, no RSV): bits of the low six bits of the first byte.</summary>
+    private const ulong FastFirstBytes = (1UL << 1) | (1UL << 2) | (1UL << 9) | (1UL << 10);
+
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    private OperationStatus ReadSmallFrame(
+        Span<byte> source, int first, int length, int headerLength, out FrameHeader header, out Span<byte> payload,
+        out long bytesNeeded)
+    {
+        bytesNeeded = 0;
+        payload = source.Slice(headerLength, length);
+        int maskKey = 0;
+        if (headerLength == 6)
+        {
+            maskKey = BinaryPrimitives.ReadInt32LittleEndian(source.Slice(2));
+            WebSocketMask.Apply(payload, maskKey);
+        }
+
+        header = new FrameHeader((byte)first, headerLength == 6, maskKey, length, headerLength);
+        _frame = header;
+        _remaining = 0;
+        int opcode = first & 0x0F;
+        if (opcode < 8)
+        {
+            _messageIsText = opcode == (int)WebSocketOpcode.Text;
+            _messageLength = length;
+            if (_messageIsText && _validateUtf8 && !Utf8.IsValid(payload))
+            {
+                return Fail(ProtocolViolation.InvalidTextUtf8);
+            }
+        }
+
+        return OperationStatus.Done;
+    }
+
+    private OperationStatus ReadFrameGeneral(Span<byte> source, out FrameHeader header, out Span<byte> payload, out long bytesNeeded)
     {
         payload = default;
         OperationStatus status = Peek(source, out header, out int headerNeeded);

@@ -29,7 +29,19 @@ public struct Utf8Validator
     /// <param name="piece">The next bytes of the message.</param>
     /// <param name="isFinal">Whether this piece ends the message: a sequence still cut then is invalid.</param>
     /// <returns><see langword="false"/> as soon as the message can no longer be valid UTF-8.</returns>
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
     public bool Append(ReadOnlySpan<byte> piece, bool isFinal)
+    {
+        // Nothing carried in and the piece ends in ASCII, so nothing is cut: the BCL validator decides alone.
+        if (_pendingCount == 0 && !piece.IsEmpty && piece[^1] < 0x80)
+        {
+            return Utf8.IsValid(piece);
+        }
+
+        return AppendCut(piece, isFinal);
+    }
+
+    private bool AppendCut(ReadOnlySpan<byte> piece, bool isFinal)
     {
         if (_pendingCount != 0)
         {
