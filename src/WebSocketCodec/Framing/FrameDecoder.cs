@@ -28,8 +28,12 @@ public sealed class FrameDecoder
     private readonly bool _requireMask;
     private readonly int _expectedMaskBit;
 
-    private bool _inPayload;
-    private bool _inMessage;
+    private const byte PayloadOpenFlag = 1;
+    private const byte MessageOpenFlag = 2;
+    private const byte FailedFlag = 4;
+
+    private byte _flags; // PayloadOpenFlag | MessageOpenFlag | FailedFlag: zero on the fast path
+    private readonly int _smallFrameLimit; // min(125, frame limit): a whole frame up to this takes the fast path
     private bool _messageIsText;
     private long _messageLength;
 
@@ -53,6 +57,7 @@ public sealed class FrameDecoder
         Role = role;
         _requireMask = role == WebSocketRole.Server;
         _expectedMaskBit = _requireMask ? 0x80 : 0;
+        _smallFrameLimit = (int)Math.Min(125, _maxFrame);
         _maxFrame = Math.Min(options.MaxFramePayloadLength, options.MaxMessagePayloadLength);
         _maxMessage = options.MaxMessagePayloadLength;
         _forbiddenRsv = ~options.AllowedRsv & 7;
@@ -66,6 +71,18 @@ public sealed class FrameDecoder
         Close,
     }
 
+    private bool PayloadOpen
+    {
+        get => (_flags & PayloadOpenFlag) != 0;
+        set => _flags = (byte)(value ? _flags | PayloadOpenFlag : _flags & ~PayloadOpenFlag);
+    }
+
+    private bool MessageOpen
+    {
+        get => (_flags & MessageOpenFlag) != 0;
+        set => _flags = (byte)(value ? _flags | MessageOpenFlag : _flags & ~MessageOpenFlag);
+    }
+
     /// <summary>The end of the connection this decoder reads for.</summary>
     public WebSocketRole Role { get; }
 
@@ -73,10 +90,10 @@ public sealed class FrameDecoder
     public ProtocolViolation Violation { get; private set; }
 
     /// <summary>Whether a fragmented message is open (its final fragment not yet read).</summary>
-    public bool InFragmentedMessage => _inMessage;
+    public bool InFragmentedMessage => MessageOpen;
 
     /// <summary>Whether a header was read and its payload is not yet all processed.</summary>
-    public bool InPayload => _inPayload;
+    public bool InPayload => PayloadOpen;
 
     /// <summary>The header of the current (or last) frame.</summary>
     public FrameHeader CurrentHeader => _frame;
@@ -131,7 +148,7 @@ public sealed class FrameDecoder
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
     public OperationStatus ProcessPayload(Span<byte> chunk)
     {
-        if (!_inPayload || (ulong)chunk.Length > (ulong)_remaining)
+        if (!PayloadOpen || (ulong)chunk.Length > (ulong)_remaining)
         {
             ThrowBadPayloadCall(chunk.Length);
         }
@@ -159,7 +176,7 @@ public sealed class FrameDecoder
             return OperationStatus.NeedMoreData;
         }
 
-        _inPayload = false;
+        PayloadOpen = false;
         return OperationStatus.Done;
     }
 
@@ -173,24 +190,24 @@ public sealed class FrameDecoder
     /// <param name="bytesNeeded">On NeedMoreData: how many more bytes the frame needs, as far as known. Nothing has
     /// been consumed or unmasked then.</param>
     /// <returns>Done (consume <see cref="FrameHeader.FrameLength"/> bytes), NeedMoreData or InvalidData.</returns>
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
     public OperationStatus ReadFrame(Span<byte> source, out FrameHeader header, out Span<byte> payload, out long bytesNeeded)
     {
         // Fast path for the frames that dominate real traffic: a whole small (<= 125 bytes) final Text, Binary, Ping or
         // Pong frame with no RSV bit and the mask bit the role expects, outside a fragmented message. Everything else,
         // and every violation, takes the general path below, which applies every rule.
-        if (source.Length >= 2 && !_inMessage && !_inPayload)
+        if (source.Length >= 2 && _flags == 0)
         {
             ref byte p = ref MemoryMarshal.GetReference(source);
-            int first = p;
-            int second = Unsafe.Add(ref p, 1);
-            int length = second & 0x7F;
-            if (((FastFirstBytes >> (first & 0x3F)) & 1) != 0 && (first & 0xC0) == 0x80 && length <= 125
-                && (second & 0x80) == _expectedMaskBit && length <= _maxFrame && Violation == ProtocolViolation.None)
+            uint first = p;
+            // The mask bit must be the role's: XOR clears it, so a mismatch leaves a value over any limit.
+            uint length = (uint)(Unsafe.Add(ref p, 1) ^ _expectedMaskBit);
+            if (first - 0x81 <= 9 && ((FastFirstBytes >> (int)(first - 0x81)) & 1) != 0 && length <= (uint)_smallFrameLimit)
             {
                 int headerLength = _requireMask ? 6 : 2;
-                if (headerLength + length <= source.Length)
+                if (headerLength + (int)length <= source.Length)
                 {
-                    return ReadSmallFrame(source, first, length, headerLength, out header, out payload, out bytesNeeded);
+                    return ReadSmallFrame(source, (int)first, (int)length, headerLength, out header, out payload, out bytesNeeded);
                 }
             }
         }
@@ -198,8 +215,8 @@ public sealed class FrameDecoder
         return ReadFrameGeneral(source, out header, out payload, out bytesNeeded);
     }
 
-    /// <summary>Opcodes 1, 2, 9 and 10 (FIN set, no RSV): bits of the low six bits of the first byte.</summary>
-    private const ulong FastFirstBytes = (1UL << 1) | (1UL << 2) | (1UL << 9) | (1UL << 10);
+    /// <summary>First bytes 0x81, 0x82, 0x89 and 0x8A (FIN, no RSV; Text, Binary, Ping, Pong), as bits from 0x81.</summary>
+    private const int FastFirstBytes = (1 << 0) | (1 << 1) | (1 << 8) | (1 << 9);
 
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
     private OperationStatus ReadSmallFrame(
@@ -215,8 +232,9 @@ public sealed class FrameDecoder
             WebSocketMask.Apply(payload, maskKey);
         }
 
+        // Built twice, field by field, rather than copied: copying a just-written struct stalls store forwarding.
         header = new FrameHeader((byte)first, headerLength == 6, maskKey, length, headerLength);
-        _frame = header;
+        _frame = new FrameHeader((byte)first, headerLength == 6, maskKey, length, headerLength);
         _remaining = 0;
         int opcode = first & 0x0F;
         if (opcode < 8)
@@ -232,6 +250,7 @@ public sealed class FrameDecoder
         return OperationStatus.Done;
     }
 
+    [MethodImpl(MethodImplOptions.NoInlining)]
     private OperationStatus ReadFrameGeneral(Span<byte> source, out FrameHeader header, out Span<byte> payload, out long bytesNeeded)
     {
         payload = default;
@@ -259,7 +278,7 @@ public sealed class FrameDecoder
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
     private OperationStatus Peek(ReadOnlySpan<byte> source, out FrameHeader header, out int bytesNeeded)
     {
-        if (_inPayload)
+        if (PayloadOpen)
         {
             ThrowHelper.ThrowInvalidOperation("The current frame's payload has not been processed yet.");
         }
@@ -305,7 +324,7 @@ public sealed class FrameDecoder
 
         if (opcode == WebSocketOpcode.Continuation)
         {
-            if (!_inMessage)
+            if (!MessageOpen)
             {
                 return ProtocolViolation.UnexpectedContinuation;
             }
@@ -315,7 +334,7 @@ public sealed class FrameDecoder
                 : ProtocolViolation.None;
         }
 
-        if (_inMessage)
+        if (MessageOpen)
         {
             return ProtocolViolation.ExpectedContinuation;
         }
@@ -334,10 +353,10 @@ public sealed class FrameDecoder
         var opcode = (WebSocketOpcode)(first & 0x0F);
         if (opcode == WebSocketOpcode.Continuation)
         {
-            return _inMessage ? ProtocolViolation.None : ProtocolViolation.UnexpectedContinuation;
+            return MessageOpen ? ProtocolViolation.None : ProtocolViolation.UnexpectedContinuation;
         }
 
-        return _inMessage && opcode is WebSocketOpcode.Text or WebSocketOpcode.Binary
+        return MessageOpen && opcode is WebSocketOpcode.Text or WebSocketOpcode.Binary
             ? ProtocolViolation.ExpectedContinuation
             : ProtocolViolation.None;
     }
@@ -365,7 +384,7 @@ public sealed class FrameDecoder
         _frame = header;
         _remaining = header.PayloadLength;
         _maskOffset = 0;
-        _inPayload = true;
+        PayloadOpen = true;
         WebSocketOpcode opcode = header.Opcode;
         if (header.IsControl)
         {
@@ -391,7 +410,7 @@ public sealed class FrameDecoder
         }
 
         _messageLength += header.PayloadLength;
-        _inMessage = !header.Fin;
+        MessageOpen = !header.Fin;
         _kind = _messageIsText && _validateUtf8 ? PayloadKind.Text : PayloadKind.Other;
     }
 
@@ -423,13 +442,13 @@ public sealed class FrameDecoder
     private OperationStatus Fail(ProtocolViolation violation)
     {
         Violation = violation;
-        _inPayload = false;
+        _flags = FailedFlag;
         return OperationStatus.InvalidData;
     }
 
     [MethodImpl(MethodImplOptions.NoInlining)]
     private void ThrowBadPayloadCall(int length) => ThrowHelper.ThrowInvalidOperation(
-        _inPayload
+        PayloadOpen
             ? $"The chunk of {length} bytes is longer than the {_remaining} payload bytes left."
             : "No frame header has been read, or the decoder has failed.");
 }

@@ -30,9 +30,9 @@ public readonly ref struct ExtensionOffer
         int semicolon = element.IndexOf(';');
         ReadOnlySpan<char> name = HttpToken.TrimOws(semicolon < 0 ? element : element.Slice(0, semicolon));
         ReadOnlySpan<char> parameters = semicolon < 0 ? default : element.Slice(semicolon + 1);
-        if (!HttpToken.IsToken(name))
+        if (!HttpToken.IsToken(name) || (semicolon >= 0 && HttpToken.TrimOws(parameters).IsEmpty))
         {
-            return false;
+            return false; // no name, or a ';' with no parameter after it
         }
 
         var enumerator = new ExtensionParameterEnumerator(parameters);

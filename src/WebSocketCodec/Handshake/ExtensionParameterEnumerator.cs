@@ -77,7 +77,7 @@ public ref struct ExtensionParameterEnumerator
             Value = value;
         }
 
-        return !Malformed || true;
+        return true;
     }
 
     private static int FindSemicolon(ReadOnlySpan<char> value)
