@@ -299,3 +299,101 @@ public class FrameDecoderTests
         Assert.Equal(ProtocolViolation.None, Run(decoder, Frame(1, [0xFF, 0xFE]), Frame(8, [0x03, 0xE8, 0xFF])));
     }
 }
+
+public class DecodeFramesTests
+{
+    private struct Recorder : IFrameHandler
+    {
+        public List<(WebSocketOpcode Opcode, bool Fin, byte[] Payload)> Frames;
+        public int StopAfter;
+
+        public bool OnFrame(WebSocketOpcode opcode, bool fin, int rsv, Span<byte> payload)
+        {
+            Frames.Add((opcode, fin, payload.ToArray()));
+            return Frames.Count != StopAfter;
+        }
+    }
+
+    private static byte[] ClientStream(out List<(WebSocketOpcode, bool, byte[])> frames)
+    {
+        var encoder = new FrameEncoder(WebSocketRole.Client);
+        var writer = new ArrayBufferWriter<byte>();
+        frames =
+        [
+            (WebSocketOpcode.Text, true, "hello"u8.ToArray()),
+            (WebSocketOpcode.Binary, false, new byte[300]),
+            (WebSocketOpcode.Ping, true, [1, 2, 3]),
+            (WebSocketOpcode.Continuation, true, new byte[70000]),
+            (WebSocketOpcode.Binary, true, [9]),
+            (WebSocketOpcode.Close, true, [0x03, 0xE8]),
+        ];
+        foreach (var (opcode, fin, payload) in frames)
+        {
+            encoder.Write(writer, opcode, payload, fin);
+        }
+
+        return writer.WrittenSpan.ToArray();
+    }
+
+    [Fact]
+    public void EveryWholeFrameIsHandedOverAndAPartialOneIsLeft()
+    {
+        byte[] wire = ClientStream(out var expected);
+        for (int cut = 0; cut <= wire.Length; cut += 97)
+        {
+            var decoder = new FrameDecoder(WebSocketRole.Server);
+            var recorder = new Recorder { Frames = [] };
+            byte[] copy = (byte[])wire.Clone();
+            var status = decoder.DecodeFrames(copy.AsSpan(0, cut), ref recorder, out int consumed, out long needed);
+            Assert.Equal(OperationStatus.NeedMoreData, status);
+            Assert.True(needed >= 1);
+            var rest = copy.AsSpan(consumed).ToArray(); // the partial frame, untouched, continues in the next call
+            Assert.Equal(wire.AsSpan(consumed).ToArray(), rest);
+            status = decoder.DecodeFrames(rest, ref recorder, out int consumedRest, out _);
+            Assert.Equal(OperationStatus.NeedMoreData, status);
+            Assert.Equal(rest.Length, consumedRest);
+            Assert.Equal(expected.Count, recorder.Frames.Count);
+            for (int i = 0; i < expected.Count; i++)
+            {
+                Assert.Equal(expected[i].Item1, recorder.Frames[i].Opcode);
+                Assert.Equal(expected[i].Item2, recorder.Frames[i].Fin);
+                Assert.Equal(expected[i].Item3, recorder.Frames[i].Payload);
+            }
+        }
+    }
+
+    [Fact]
+    public void HandlerCanStopAfterAFrame()
+    {
+        byte[] wire = ClientStream(out _);
+        var decoder = new FrameDecoder(WebSocketRole.Server);
+        var recorder = new Recorder { Frames = [], StopAfter = 2 };
+        Assert.Equal(OperationStatus.Done, decoder.DecodeFrames(wire, ref recorder, out int consumed, out _));
+        Assert.Equal(2, recorder.Frames.Count);
+        Assert.Equal(11 + 308, consumed); // "hello" masked (6 + 5) and 300 bytes masked (8 + 300)
+    }
+
+    [Fact]
+    public void ViolationStopsAfterTheFramesBeforeIt()
+    {
+        // A valid masked text "ok", then an unmasked binary frame from a client.
+        byte[] wire = [0x81, 0x82, 0, 0, 0, 0, (byte)'o', (byte)'k', 0x82, 0x01, 0x00];
+        var decoder = new FrameDecoder(WebSocketRole.Server);
+        var recorder = new Recorder { Frames = [] };
+        Assert.Equal(OperationStatus.InvalidData, decoder.DecodeFrames(wire, ref recorder, out int consumed, out _));
+        Assert.Single(recorder.Frames);
+        Assert.Equal(8, consumed);
+        Assert.Equal(ProtocolViolation.UnmaskedFrame, decoder.Violation);
+    }
+
+    [Fact]
+    public void SmallInvalidTextFailsOnTheFastPathToo()
+    {
+        var decoder = new FrameDecoder(WebSocketRole.Client);
+        var recorder = new Recorder { Frames = [] };
+        byte[] wire = [0x81, 0x02, 0xC0, 0x80]; // FIN=1, Text, MASK=0, overlong NUL
+        Assert.Equal(OperationStatus.InvalidData, decoder.DecodeFrames(wire, ref recorder, out _, out _));
+        Assert.Equal(CloseStatus.InvalidPayloadData, decoder.Violation.ToCloseStatus());
+        Assert.Empty(recorder.Frames);
+    }
+}

@@ -57,8 +57,8 @@ public sealed class FrameDecoder
         Role = role;
         _requireMask = role == WebSocketRole.Server;
         _expectedMaskBit = _requireMask ? 0x80 : 0;
-        _smallFrameLimit = (int)Math.Min(125, _maxFrame);
         _maxFrame = Math.Min(options.MaxFramePayloadLength, options.MaxMessagePayloadLength);
+        _smallFrameLimit = (int)Math.Min(125, _maxFrame);
         _maxMessage = options.MaxMessagePayloadLength;
         _forbiddenRsv = ~options.AllowedRsv & 7;
         _validateUtf8 = options.ValidateUtf8;
@@ -95,13 +95,15 @@ public sealed class FrameDecoder
     /// <summary>Whether a header was read and its payload is not yet all processed.</summary>
     public bool InPayload => PayloadOpen;
 
-    /// <summary>The header of the current (or last) frame.</summary>
+    /// <summary>The header read by <see cref="ReadHeader(ReadOnlySpan{byte}, out FrameHeader, out int)"/> (or by the
+    /// general path of <see cref="ReadFrame"/>) whose payload is being processed. Whole small frames read by
+    /// <see cref="ReadFrame"/> do not update it.</summary>
     public FrameHeader CurrentHeader => _frame;
 
     /// <summary>Payload bytes of the current frame not yet processed.</summary>
     public long PayloadRemaining => _remaining;
 
-    /// <summary>The opcode of the open (or last) data message: <see cref="WebSocketOpcode.Text"/> or
+    /// <summary>The opcode of the open fragmented message: <see cref="WebSocketOpcode.Text"/> or
     /// <see cref="WebSocketOpcode.Binary"/>.</summary>
     public WebSocketOpcode MessageOpcode => _messageIsText ? WebSocketOpcode.Text : WebSocketOpcode.Binary;
 
@@ -215,6 +217,44 @@ public sealed class FrameDecoder
         return ReadFrameGeneral(source, out header, out payload, out bytesNeeded);
     }
 
+    /// <summary>
+    /// Decodes every whole frame in <paramref name="buffer"/>, unmasking payloads in place, and hands each to
+    /// <paramref name="handler"/>: the read loop of a transport in one call, with no frame object and no per-frame
+    /// state kept for whole small frames.
+    /// </summary>
+    /// <param name="buffer">Bytes from a frame boundary on; payloads are unmasked in this memory.</param>
+    /// <param name="handler">Receives the frames; a struct, so the calls are devirtualized.</param>
+    /// <param name="consumed">Bytes of the frames handled: release them, keep the rest for the next call.</param>
+    /// <param name="bytesNeeded">On NeedMoreData, how many more bytes the next frame needs at least.</param>
+    /// <returns>NeedMoreData when every whole frame was handled (the rest, if any, is a partial frame); Done when the
+    /// handler asked to stop; InvalidData on a violation (see <see cref="Violation"/>), after the frames before it.</returns>
+    public OperationStatus DecodeFrames<THandler>(Span<byte> buffer, ref THandler handler, out int consumed, out long bytesNeeded)
+        where THandler : struct, IFrameHandler
+    {
+        int offset = 0;
+        OperationStatus status;
+        while (true)
+        {
+            Span<byte> rest = buffer.Slice(offset);
+            status = ReadFrame(rest, out FrameHeader header, out Span<byte> payload, out bytesNeeded);
+            if (status != OperationStatus.Done)
+            {
+                break;
+            }
+
+            offset += (int)header.FrameLength;
+            if (!handler.OnFrame(header.Opcode, header.Fin, header.Rsv, payload))
+            {
+                consumed = offset;
+                bytesNeeded = 0;
+                return OperationStatus.Done;
+            }
+        }
+
+        consumed = offset;
+        return status;
+    }
+
     /// <summary>First bytes 0x81, 0x82, 0x89 and 0x8A (FIN, no RSV; Text, Binary, Ping, Pong), as bits from 0x81.</summary>
     private const int FastFirstBytes = (1 << 0) | (1 << 1) | (1 << 8) | (1 << 9);
 
@@ -232,19 +272,10 @@ public sealed class FrameDecoder
             WebSocketMask.Apply(payload, maskKey);
         }
 
-        // Built twice, field by field, rather than copied: copying a just-written struct stalls store forwarding.
         header = new FrameHeader((byte)first, headerLength == 6, maskKey, length, headerLength);
-        _frame = new FrameHeader((byte)first, headerLength == 6, maskKey, length, headerLength);
-        _remaining = 0;
-        int opcode = first & 0x0F;
-        if (opcode < 8)
+        if (first == 0x81 && _validateUtf8 && !Utf8.IsValid(payload))
         {
-            _messageIsText = opcode == (int)WebSocketOpcode.Text;
-            _messageLength = length;
-            if (_messageIsText && _validateUtf8 && !Utf8.IsValid(payload))
-            {
-                return Fail(ProtocolViolation.InvalidTextUtf8);
-            }
+            return Fail(ProtocolViolation.InvalidTextUtf8);
         }
 
         return OperationStatus.Done;
