@@ -43,7 +43,8 @@ public ref struct ExtensionParameterEnumerator
             return false;
         }
 
-        int end = FindSemicolon(_rest);
+        int end = HttpToken.IndexOfUnquoted(_rest, ';', out bool unterminated);
+        Malformed |= unterminated;
         ReadOnlySpan<char> parameter = HttpToken.TrimOws(end < 0 ? _rest : _rest.Slice(0, end));
         _rest = end < 0 ? default : _rest.Slice(end + 1);
         if (end >= 0 && _rest.IsEmpty)
@@ -78,35 +79,5 @@ public ref struct ExtensionParameterEnumerator
         }
 
         return true;
-    }
-
-    private static int FindSemicolon(ReadOnlySpan<char> value)
-    {
-        bool quoted = false;
-        for (int i = 0; i < value.Length; i++)
-        {
-            char c = value[i];
-            if (quoted)
-            {
-                if (c == '\\')
-                {
-                    i++;
-                }
-                else if (c == '"')
-                {
-                    quoted = false;
-                }
-            }
-            else if (c == '"')
-            {
-                quoted = true;
-            }
-            else if (c == ';')
-            {
-                return i;
-            }
-        }
-
-        return -1;
     }
 }

@@ -32,7 +32,7 @@ public ref struct HeaderListEnumerator
     {
         while (!_done)
         {
-            int end = FindComma(_rest, out bool unterminated);
+            int end = HttpToken.IndexOfUnquoted(_rest, ',', out bool unterminated);
             Malformed |= unterminated;
             ReadOnlySpan<char> element;
             if (end < 0)
@@ -56,37 +56,5 @@ public ref struct HeaderListEnumerator
         }
 
         return false;
-    }
-
-    private static int FindComma(ReadOnlySpan<char> value, out bool unterminated)
-    {
-        bool quoted = false;
-        for (int i = 0; i < value.Length; i++)
-        {
-            char c = value[i];
-            if (quoted)
-            {
-                if (c == '\\')
-                {
-                    i++; // quoted-pair: skip the escaped character
-                }
-                else if (c == '"')
-                {
-                    quoted = false;
-                }
-            }
-            else if (c == '"')
-            {
-                quoted = true;
-            }
-            else if (c == ',')
-            {
-                unterminated = false;
-                return i;
-            }
-        }
-
-        unterminated = quoted;
-        return -1;
     }
 }

@@ -13,4 +13,38 @@ public static class HttpToken
 
     /// <summary>Trims optional whitespace (SP and HTAB) from both ends.</summary>
     public static ReadOnlySpan<char> TrimOws(ReadOnlySpan<char> value) => value.Trim(" \t");
+
+    /// <summary>The index of the first <paramref name="separator"/> outside a quoted string (quoted-pairs skipped), or
+    /// -1; <paramref name="unterminated"/> tells whether the value ended inside a quoted string.</summary>
+    public static int IndexOfUnquoted(ReadOnlySpan<char> value, char separator, out bool unterminated)
+    {
+        bool quoted = false;
+        for (int i = 0; i < value.Length; i++)
+        {
+            char c = value[i];
+            if (quoted)
+            {
+                if (c == '\\')
+                {
+                    i++; // quoted-pair: skip the escaped character
+                }
+                else if (c == '"')
+                {
+                    quoted = false;
+                }
+            }
+            else if (c == '"')
+            {
+                quoted = true;
+            }
+            else if (c == separator)
+            {
+                unterminated = false;
+                return i;
+            }
+        }
+
+        unterminated = quoted;
+        return -1;
+    }
 }
