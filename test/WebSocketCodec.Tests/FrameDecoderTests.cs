@@ -297,6 +297,10 @@ public class FrameDecoderTests
     {
         var decoder = new FrameDecoder(WebSocketRole.Server, new FrameDecoderOptions { ValidateUtf8 = false });
         Assert.Equal(ProtocolViolation.None, Run(decoder, Frame(1, [0xFF, 0xFE]), Frame(8, [0x03, 0xE8, 0xFF])));
+
+        // Close codes are still judged without UTF-8 validation.
+        var codes = new FrameDecoder(WebSocketRole.Server, new FrameDecoderOptions { ValidateUtf8 = false });
+        Assert.Equal(ProtocolViolation.InvalidCloseStatus, Run(codes, Frame(8, Close(999))));
     }
 }
 

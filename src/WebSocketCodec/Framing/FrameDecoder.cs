@@ -419,7 +419,7 @@ public sealed class FrameDecoder
         WebSocketOpcode opcode = header.Opcode;
         if (header.IsControl)
         {
-            _kind = opcode == WebSocketOpcode.Close && _validateUtf8 ? PayloadKind.Close : PayloadKind.Other;
+            _kind = opcode == WebSocketOpcode.Close ? PayloadKind.Close : PayloadKind.Other;
             if (_kind == PayloadKind.Close)
             {
                 _closeStatusBytes = 0;
@@ -461,7 +461,7 @@ public sealed class FrameDecoder
             }
         }
 
-        if (_closeStatusBytes == 2 && !_closeUtf8.Append(chunk, frameEnds))
+        if (_closeStatusBytes == 2 && _validateUtf8 && !_closeUtf8.Append(chunk, frameEnds))
         {
             return ProtocolViolation.InvalidCloseReasonUtf8;
         }
