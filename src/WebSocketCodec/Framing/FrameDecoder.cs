@@ -128,16 +128,8 @@ public sealed class FrameDecoder
     /// <inheritdoc cref="ReadHeader(ReadOnlySpan{byte}, out FrameHeader, out int)"/>
     public OperationStatus ReadHeader(in ReadOnlySequence<byte> source, out FrameHeader header, out int bytesNeeded)
     {
-        ReadOnlySpan<byte> first = source.FirstSpan;
-        if (first.Length >= FrameHeaderReader.MaxHeaderLength || source.IsSingleSegment)
-        {
-            return ReadHeader(first, out header, out bytesNeeded);
-        }
-
-        Span<byte> copy = stackalloc byte[FrameHeaderReader.MaxHeaderLength];
-        int length = (int)Math.Min(FrameHeaderReader.MaxHeaderLength, source.Length);
-        source.Slice(0, length).CopyTo(copy);
-        return ReadHeader(copy.Slice(0, length), out header, out bytesNeeded);
+        Span<byte> scratch = stackalloc byte[FrameHeaderReader.MaxHeaderLength];
+        return ReadHeader(FrameHeaderReader.HeaderBytes(source, scratch), out header, out bytesNeeded);
     }
 
     /// <summary>

@@ -144,24 +144,25 @@ public static class FrameHeaderReader
         in ReadOnlySequence<byte> source, long maxPayloadLength, out FrameHeader header, out int bytesNeeded,
         out ProtocolViolation violation)
     {
-        ReadOnlySpan<byte> first = source.FirstSpan;
-        if (first.Length >= MaxHeaderLength || source.IsSingleSegment)
-        {
-            return Read(first, maxPayloadLength, out header, out bytesNeeded, out violation);
-        }
+        Span<byte> scratch = stackalloc byte[MaxHeaderLength];
+        return Read(HeaderBytes(source, scratch), maxPayloadLength, out header, out bytesNeeded, out violation);
+    }
 
-        return ReadMultiSegment(source, maxPayloadLength, out header, out bytesNeeded, out violation);
+    /// <summary>The first (up to) <see cref="MaxHeaderLength"/> bytes of <paramref name="source"/> as one span: the
+    /// first segment itself when it holds them (or is all there is), else a copy in <paramref name="scratch"/>.</summary>
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    internal static ReadOnlySpan<byte> HeaderBytes(in ReadOnlySequence<byte> source, Span<byte> scratch)
+    {
+        ReadOnlySpan<byte> first = source.FirstSpan;
+        return first.Length >= MaxHeaderLength || source.IsSingleSegment ? first : CopyHeaderBytes(source, scratch);
     }
 
     [MethodImpl(MethodImplOptions.NoInlining)]
-    private static OperationStatus ReadMultiSegment(
-        in ReadOnlySequence<byte> source, long maxPayloadLength, out FrameHeader header, out int bytesNeeded,
-        out ProtocolViolation violation)
+    private static ReadOnlySpan<byte> CopyHeaderBytes(in ReadOnlySequence<byte> source, Span<byte> scratch)
     {
-        Span<byte> copy = stackalloc byte[MaxHeaderLength];
         int length = (int)Math.Min(MaxHeaderLength, source.Length);
-        source.Slice(0, length).CopyTo(copy);
-        return Read(copy.Slice(0, length), maxPayloadLength, out header, out bytesNeeded, out violation);
+        source.Slice(0, length).CopyTo(scratch);
+        return scratch.Slice(0, length);
     }
 
     /// <summary>The rules the first two bytes alone decide: reserved opcodes and the control-frame limits.</summary>
