@@ -12,6 +12,7 @@ namespace WebSocketCodec.Samples.EchoServer;
 internal sealed class EchoConnection(Socket socket, string path)
 {
     private const int MaxHeadLength = 8192;
+    private static readonly TimeSpan HandshakeTimeout = TimeSpan.FromSeconds(10);
     private static readonly FrameDecoderOptions Limits = new() { MaxFramePayloadLength = 1 << 20, MaxMessagePayloadLength = 16 << 20 };
 
     private readonly FrameDecoder _decoder = new(WebSocketRole.Server, Limits);
@@ -27,6 +28,7 @@ internal sealed class EchoConnection(Socket socket, string path)
         await using var stream = new NetworkStream(socket, ownsSocket: false);
         if (!await HandshakeAsync(stream, cancellation))
         {
+            await DrainAsync(stream); // so the refusal is not erased by a reset over unread input
             return;
         }
 
@@ -56,10 +58,19 @@ internal sealed class EchoConnection(Socket socket, string path)
 
     private async Task<bool> HandshakeAsync(NetworkStream stream, CancellationToken cancellation)
     {
+        // A bounded head, read within a bounded time: a client that never finishes its request is dropped.
+        using var deadline = CancellationTokenSource.CreateLinkedTokenSource(cancellation);
+        deadline.CancelAfter(HandshakeTimeout);
         int headEnd;
-        while ((headEnd = _buffer.AsSpan(0, _end).IndexOf("\r\n\r\n"u8)) < 0)
+        while ((headEnd = _buffer.AsSpan(0, Math.Min(_end, MaxHeadLength)).IndexOf("\r\n\r\n"u8)) < 0)
         {
-            if (_end >= MaxHeadLength || !await FillAsync(stream, cancellation))
+            if (_end >= MaxHeadLength)
+            {
+                await stream.WriteAsync("HTTP/1.1 431 Request Header Fields Too Large\r\nContent-Length: 0\r\nConnection: close\r\n\r\n"u8.ToArray(), cancellation);
+                return false;
+            }
+
+            if (!await FillAsync(stream, deadline.Token))
             {
                 return false;
             }
@@ -157,7 +168,7 @@ internal sealed class EchoConnection(Socket socket, string path)
         return read > 0;
     }
 
-    /// <summary>After our Close, read and discard (bounded in bytes and time) until the peer closes, so closing the
+    /// <summary>After our Close (or a refused handshake), read and discard (bounded in bytes and time) until the peer closes, so closing the
     /// socket does not send RST over unread input and erase our Close on the peer's side.</summary>
     private async Task DrainAsync(NetworkStream stream)
     {

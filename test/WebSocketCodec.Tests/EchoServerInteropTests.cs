@@ -127,6 +127,17 @@ public sealed class EchoServerInteropTests : IAsyncLifetime
     }
 
     [Fact]
+    public async Task OversizedRequestHeadIsRefusedWith431()
+    {
+        using var socket = new Socket(AddressFamily.InterNetwork, SocketType.Stream, ProtocolType.Tcp);
+        await socket.ConnectAsync(_server.EndPoint, Timeout());
+        string request = "GET /echo HTTP/1.1\r\nHost: x\r\nX-Filler: " + new string('a', 10_000) + "\r\n\r\n";
+        await socket.SendAsync(Encoding.ASCII.GetBytes(request), Timeout());
+        string response = Encoding.ASCII.GetString(await ReadToEndAsync(socket));
+        Assert.StartsWith("HTTP/1.1 431", response);
+    }
+
+    [Fact]
     public async Task HandshakeAnswersWithTheRfcAcceptValue()
     {
         using var socket = new Socket(AddressFamily.InterNetwork, SocketType.Stream, ProtocolType.Tcp);
