@@ -1,0 +1,21 @@
+namespace WebSocketCodec.Http1;
+
+/// <summary>Why an opening handshake was refused: the HTTP status to answer with and a human-readable message.</summary>
+/// <param name="StatusCode">400 malformed, 403 origin refused, 405 not GET, 426 unsupported version (answered with
+/// <c>Sec-WebSocket-Version: 13</c>), 431 head too large.</param>
+/// <param name="Message">What was wrong, for logs and the response body.</param>
+public readonly record struct HandshakeFailure(int StatusCode, string Message)
+{
+    /// <summary>Whether this is a failure at all (a default value is not).</summary>
+    public bool IsFailure => StatusCode != 0;
+
+    /// <summary>The failure for a head the parser refused.</summary>
+    public static HandshakeFailure From(HttpHeadError error) => error switch
+    {
+        HttpHeadError.HeadTooLarge => new(431, "The request head is too large."),
+        HttpHeadError.TooManyFields => new(431, "The request has too many header fields."),
+        HttpHeadError.BadStartLine => new(400, "The request line is malformed."),
+        HttpHeadError.BadLineEnding => new(400, "Lines must end with CRLF."),
+        _ => new(400, "A header line is malformed."),
+    };
+}

@@ -1,0 +1,149 @@
+using System.Buffers;
+using System.Globalization;
+using System.Text;
+using WebSocketCodec.Handshake;
+
+namespace WebSocketCodec.Http1;
+
+/// <summary>
+/// Writes the HTTP/1.1 messages of the opening handshake (RFC 6455 §4.1-§4.2) and checks the server's answer on the
+/// client side. Writes go straight into an <see cref="IBufferWriter{T}"/> (a <c>PipeWriter</c>, say).
+/// </summary>
+public static class Http1Handshake
+{
+    /// <summary>Writes the 101 response accepting <paramref name="key"/>, with the selected subprotocol if any. No
+    /// extension is accepted.</summary>
+    public static void WriteAccept(IBufferWriter<byte> output, string key, string? subprotocol = null)
+    {
+        ArgumentNullException.ThrowIfNull(output);
+        ArgumentNullException.ThrowIfNull(key);
+        var text = new StringBuilder(160)
+            .Append("HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Accept: ")
+            .Append(WebSocketHandshake.ComputeAccept(key)).Append("\r\n");
+        if (subprotocol is not null)
+        {
+            text.Append("Sec-WebSocket-Protocol: ").Append(subprotocol).Append("\r\n");
+        }
+
+        Write(output, text.Append("\r\n"));
+    }
+
+    /// <summary>Writes a refusal that closes the connection: the status, <c>Sec-WebSocket-Version: 13</c> for 426, and
+    /// the message as a plain-text body.</summary>
+    public static void WriteRejection(IBufferWriter<byte> output, HandshakeFailure failure)
+    {
+        ArgumentNullException.ThrowIfNull(output);
+        string body = failure.Message + "\n";
+        var text = new StringBuilder(256)
+            .Append(CultureInfo.InvariantCulture, $"HTTP/1.1 {failure.StatusCode} {ReasonPhrase(failure.StatusCode)}\r\n");
+        if (failure.StatusCode == 426)
+        {
+            text.Append("Sec-WebSocket-Version: 13\r\nUpgrade: websocket\r\n");
+        }
+        else if (failure.StatusCode == 405)
+        {
+            text.Append("Allow: GET\r\n");
+        }
+
+        text.Append(CultureInfo.InvariantCulture, $"Content-Type: text/plain; charset=utf-8\r\nContent-Length: {Encoding.UTF8.GetByteCount(body)}\r\nConnection: close\r\n\r\n")
+            .Append(body);
+        Write(output, text);
+    }
+
+    /// <summary>Writes a client's upgrade request.</summary>
+    /// <param name="output">Where to write.</param>
+    /// <param name="host">The Host header value (host, and port when not the default).</param>
+    /// <param name="target">The request target, e.g. <c>/echo?x=1</c>.</param>
+    /// <param name="key">A key from <see cref="WebSocketHandshake.CreateKey()"/>.</param>
+    /// <param name="subprotocols">Subprotocols to offer, most preferred first.</param>
+    /// <param name="headers">Further header fields (Origin, Authorization, cookies...).</param>
+    public static void WriteRequest(
+        IBufferWriter<byte> output, string host, string target, string key,
+        IEnumerable<string>? subprotocols = null, IEnumerable<KeyValuePair<string, string>>? headers = null)
+    {
+        ArgumentNullException.ThrowIfNull(output);
+        var text = new StringBuilder(256)
+            .Append("GET ").Append(target).Append(" HTTP/1.1\r\nHost: ").Append(host)
+            .Append("\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Version: 13\r\nSec-WebSocket-Key: ")
+            .Append(key).Append("\r\n");
+        string offered = subprotocols is null ? string.Empty : string.Join(", ", subprotocols);
+        if (offered.Length > 0)
+        {
+            text.Append("Sec-WebSocket-Protocol: ").Append(offered).Append("\r\n");
+        }
+
+        foreach (var (name, value) in headers ?? [])
+        {
+            if (!HttpToken.IsToken(name) || value.AsSpan().ContainsAny('\r', '\n'))
+            {
+                throw new ArgumentException($"The header '{name}' is not a valid field.", nameof(headers));
+            }
+
+            text.Append(name).Append(": ").Append(value).Append("\r\n");
+        }
+
+        Write(output, text.Append("\r\n"));
+    }
+
+    /// <summary>Checks a server's answer to our request: 101, <c>Upgrade: websocket</c>, <c>Connection: Upgrade</c>,
+    /// the right <c>Sec-WebSocket-Accept</c>, a subprotocol only from those offered, and no extension (none was
+    /// offered).</summary>
+    /// <returns>Null when accepted, else what is wrong.</returns>
+    public static string? ValidateResponse(
+        HttpHead response, string key, IReadOnlyCollection<string> offeredSubprotocols, out string? subprotocol)
+    {
+        ArgumentNullException.ThrowIfNull(response);
+        ArgumentNullException.ThrowIfNull(offeredSubprotocols);
+        subprotocol = null;
+        if (response.Part1 != "HTTP/1.1" || response.Part2 != "101")
+        {
+            return $"The server answered {response.Part2} {response.Part3} instead of 101 Switching Protocols.";
+        }
+
+        if (!WebSocketUpgradeRequest.ListHas(response["Upgrade"], "websocket")
+            || !WebSocketUpgradeRequest.ListHas(response["Connection"], "Upgrade"))
+        {
+            return "The 101 response lacks Upgrade: websocket or Connection: Upgrade.";
+        }
+
+        string? accept = response["Sec-WebSocket-Accept"];
+        if (response.Count("Sec-WebSocket-Accept") != 1 || accept != WebSocketHandshake.ComputeAccept(key))
+        {
+            return "The Sec-WebSocket-Accept header does not match the key.";
+        }
+
+        if (response["Sec-WebSocket-Extensions"] is not null)
+        {
+            return "The server accepted an extension that was not offered.";
+        }
+
+        subprotocol = response["Sec-WebSocket-Protocol"];
+        if (subprotocol is not null && (response.Count("Sec-WebSocket-Protocol") != 1 || !offeredSubprotocols.Contains(subprotocol)))
+        {
+            return $"The server selected the subprotocol '{subprotocol}', which was not offered.";
+        }
+
+        return null;
+    }
+
+    private static string ReasonPhrase(int status) => status switch
+    {
+        400 => "Bad Request",
+        403 => "Forbidden",
+        404 => "Not Found",
+        405 => "Method Not Allowed",
+        426 => "Upgrade Required",
+        431 => "Request Header Fields Too Large",
+        503 => "Service Unavailable",
+        _ => "Error",
+    };
+
+    private static void Write(IBufferWriter<byte> output, StringBuilder text)
+    {
+        foreach (ReadOnlyMemory<char> chunk in text.GetChunks())
+        {
+            int length = Encoding.UTF8.GetByteCount(chunk.Span);
+            output.Advance(Encoding.UTF8.GetBytes(chunk.Span, output.GetSpan(length)));
+        }
+    }
+}
