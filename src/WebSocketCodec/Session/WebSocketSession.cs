@@ -1,0 +1,400 @@
+using System.Buffers;
+using System.Buffers.Binary;
+using System.Runtime.CompilerServices;
+using System.Text;
+
+namespace WebSocketCodec;
+
+/// <summary>
+/// The protocol state of one websocket with no I/O: fed received bytes and the time, it decodes frames, answers Pings,
+/// runs the close handshake, applies keep-alive, idle and close timeouts, and queues the control frames its driver
+/// must write (<see cref="PendingOutput"/>). Data frames (and, for information, control frames) go to the driver's
+/// handler. A frame that does not arrive whole in one <see cref="Receive{THandler}"/> call is gathered into a pooled
+/// buffer chunk by chunk, so nothing is unmasked twice and nothing is copied more than once. Not thread-safe: the
+/// driver's read loop owns it, and writes its pending output under the same lock as its other sends.
+/// </summary>
+public sealed class WebSocketSession : IDisposable
+{
+    private readonly FrameDecoder _decoder;
+    private readonly FrameEncoder _encoder;
+    private readonly ArrayPool<byte> _pool;
+    private readonly TimeProvider _time;
+    private readonly WebSocketSessionOptions _options;
+    private readonly ArrayBufferWriter<byte> _pending = new(256);
+
+    private byte[]? _frameBuffer;
+    private int _frameFilled;
+    private FrameHeader _frameHeader;
+
+    private long _lastReceived;
+    private long _lastPing;
+    private long _closeSentAt;
+    private long _pingCounter;
+    private bool _pingOutstanding;
+
+    /// <summary>Creates the session of one end of a connection, just after the opening handshake.</summary>
+    public WebSocketSession(WebSocketRole role, WebSocketSessionOptions? options = null, MaskKeyGenerator? maskKeys = null)
+    {
+        _options = options ?? WebSocketSessionOptions.Default;
+        ArgumentOutOfRangeException.ThrowIfNegative(_options.MaxFramePayloadLength);
+        Role = role;
+        _decoder = new FrameDecoder(role, _options.ToDecoderOptions());
+        _encoder = new FrameEncoder(role, maskKeys);
+        _pool = _options.Pool ?? ArrayPool<byte>.Shared;
+        _time = _options.TimeProvider ?? TimeProvider.System;
+        _lastReceived = _lastPing = _time.GetTimestamp();
+    }
+
+    /// <summary>The end of the connection this session runs.</summary>
+    public WebSocketRole Role { get; }
+
+    /// <summary>The options in force.</summary>
+    public WebSocketSessionOptions Options => _options;
+
+    /// <summary>The encoder for this end's outbound frames (masks when the role is client).</summary>
+    public FrameEncoder Encoder => _encoder;
+
+    /// <summary>The session's state.</summary>
+    public WebSocketSessionState State { get; private set; }
+
+    /// <summary>The rule the peer broke, if that is what ended the session.</summary>
+    public ProtocolViolation Violation => _decoder.Violation;
+
+    /// <summary>What ended or is ending the session when it was not a violation (timeouts), else null.</summary>
+    public SessionTimerResult? Timeout { get; private set; }
+
+    /// <summary>The status of the Close we sent (or queued), if any.</summary>
+    public ushort? SentCloseStatus { get; private set; }
+
+    /// <summary>The status of the peer's Close: its code, <see cref="CloseStatus.NoStatusReceived"/> for an empty
+    /// Close; null when none arrived.</summary>
+    public ushort? ReceivedCloseStatus { get; private set; }
+
+    /// <summary>The reason text of the peer's Close.</summary>
+    public string? ReceivedCloseReason { get; private set; }
+
+    /// <summary>Whether control frames wait to be written.</summary>
+    public bool HasPendingOutput => _pending.WrittenCount > 0;
+
+    /// <summary>Control frames to write (Pongs, our Close, keep-alive Pings), in order.</summary>
+    public ReadOnlySpan<byte> PendingOutput => _pending.WrittenSpan;
+
+    /// <summary>Forgets the pending output once the driver wrote it.</summary>
+    public void ClearPendingOutput() => _pending.ResetWrittenCount();
+
+    /// <summary>Copies the pending output into <paramref name="output"/> and forgets it.</summary>
+    public void WritePendingOutput(IBufferWriter<byte> output)
+    {
+        ArgumentNullException.ThrowIfNull(output);
+        if (_pending.WrittenCount > 0)
+        {
+            output.Write(_pending.WrittenSpan);
+            _pending.ResetWrittenCount();
+        }
+    }
+
+    /// <summary>
+    /// Decodes frames from <paramref name="input"/> (unmasking payloads in place), handles control frames and hands
+    /// every whole frame to <paramref name="handler"/>: data frames to act on, Ping, Pong and Close for information
+    /// (the session already answered them).
+    /// </summary>
+    /// <param name="input">Received bytes, from where the last call stopped consuming.</param>
+    /// <param name="handler">Receives frames; a struct, so calls are devirtualized.</param>
+    /// <param name="consumed">Bytes used: release them. The rest (a partial header) must be offered again with
+    /// more bytes behind it.</param>
+    /// <returns>NeedMoreData to go on reading; Done when the handler stopped or the session closed (see
+    /// <see cref="State"/>); InvalidData on a violation (a Close with its status is queued unless one was sent
+    /// before).</returns>
+    public OperationStatus Receive<THandler>(Span<byte> input, ref THandler handler, out int consumed)
+        where THandler : struct, IFrameHandler
+    {
+        consumed = 0;
+        if (State == WebSocketSessionState.Closed || _decoder.Violation != ProtocolViolation.None)
+        {
+            return OperationStatus.Done;
+        }
+
+        if (!input.IsEmpty)
+        {
+            _lastReceived = _time.GetTimestamp();
+        }
+
+        int offset = 0;
+        while (true)
+        {
+            Span<byte> rest = input.Slice(offset);
+            FrameHeader header;
+            Span<byte> payload;
+            if (_frameBuffer is not null)
+            {
+                int take = (int)Math.Min(rest.Length, _decoder.PayloadRemaining);
+                Span<byte> chunk = rest.Slice(0, take);
+                OperationStatus chunkStatus = _decoder.ProcessPayload(chunk);
+                chunk.CopyTo(_frameBuffer.AsSpan(_frameFilled));
+                _frameFilled += take;
+                offset += take;
+                if (chunkStatus != OperationStatus.Done)
+                {
+                    consumed = offset;
+                    return chunkStatus == OperationStatus.NeedMoreData ? chunkStatus : Fail();
+                }
+
+                header = _frameHeader;
+                payload = _frameBuffer.AsSpan(0, _frameFilled);
+            }
+            else
+            {
+                if (rest.IsEmpty)
+                {
+                    consumed = offset;
+                    return OperationStatus.NeedMoreData;
+                }
+
+                OperationStatus status = _decoder.ReadFrame(rest, out header, out payload, out _);
+                if (status == OperationStatus.NeedMoreData)
+                {
+                    status = _decoder.ReadHeader(rest, out header, out _);
+                    if (status == OperationStatus.Done)
+                    {
+                        // The header is here, the payload not all: gather it, chunk by chunk, as it comes.
+                        _frameHeader = header;
+                        _frameBuffer = _pool.Rent(Math.Max(1, (int)header.PayloadLength));
+                        _frameFilled = 0;
+                        offset += header.HeaderLength;
+                        continue;
+                    }
+                }
+
+                if (status != OperationStatus.Done)
+                {
+                    consumed = offset;
+                    return status == OperationStatus.NeedMoreData ? status : Fail();
+                }
+
+                offset += (int)header.FrameLength;
+            }
+
+            bool goOn = OnFrame(header, payload, ref handler);
+            ReleaseFrameBuffer();
+            if (!goOn)
+            {
+                consumed = offset;
+                return OperationStatus.Done;
+            }
+        }
+    }
+
+    /// <summary>Starts the close handshake from this side: queues a Close with <paramref name="status"/> and
+    /// <paramref name="reason"/> (at most 123 UTF-8 bytes). Does nothing once a Close was sent.</summary>
+    /// <returns>Whether a Close was queued.</returns>
+    public bool StartClose(ushort status = (ushort)CloseStatus.NormalClosure, string? reason = null)
+    {
+        if (State != WebSocketSessionState.Open)
+        {
+            return false;
+        }
+
+        Span<byte> payload = stackalloc byte[125];
+        int length = ClosePayload.Write(payload, status, reason);
+        QueueClose(status, payload.Slice(0, length));
+        return true;
+    }
+
+    /// <summary>Ends the session without a handshake (the transport failed or was aborted).</summary>
+    public void Abort()
+    {
+        State = WebSocketSessionState.Closed;
+        ReleaseFrameBuffer();
+    }
+
+    /// <summary>
+    /// How long until <see cref="OnTimer"/> should run next, from now; <see cref="System.Threading.Timeout.InfiniteTimeSpan"/> when
+    /// no timer is armed.
+    /// </summary>
+    public TimeSpan NextTimerDue
+    {
+        get
+        {
+            long now = _time.GetTimestamp();
+            TimeSpan due = System.Threading.Timeout.InfiniteTimeSpan;
+            if (State == WebSocketSessionState.CloseSent)
+            {
+                return Remaining(_closeSentAt, _options.CloseTimeout, now);
+            }
+
+            if (State != WebSocketSessionState.Open)
+            {
+                return due;
+            }
+
+            if (_options.IdleTimeout > TimeSpan.Zero)
+            {
+                due = Min(due, Remaining(_lastReceived, _options.IdleTimeout, now));
+            }
+
+            if (_pingOutstanding && _options.KeepAliveTimeout > TimeSpan.Zero)
+            {
+                due = Min(due, Remaining(_lastPing, _options.KeepAliveTimeout, now));
+            }
+            else if (_options.KeepAliveInterval > TimeSpan.Zero)
+            {
+                due = Min(due, Remaining(Math.Max(_lastPing, _lastReceived), _options.KeepAliveInterval, now));
+            }
+
+            return due;
+        }
+    }
+
+    /// <summary>Applies the timeouts at the current time and says what the driver must do.</summary>
+    public SessionTimerResult OnTimer()
+    {
+        long now = _time.GetTimestamp();
+        switch (State)
+        {
+            case WebSocketSessionState.CloseSent:
+                if (_time.GetElapsedTime(_closeSentAt, now) >= _options.CloseTimeout)
+                {
+                    return EndBy(SessionTimerResult.CloseTimeout);
+                }
+
+                return SessionTimerResult.None;
+            case WebSocketSessionState.Closed:
+                return SessionTimerResult.None;
+        }
+
+        if (_options.IdleTimeout > TimeSpan.Zero && _time.GetElapsedTime(_lastReceived, now) >= _options.IdleTimeout)
+        {
+            StartClose((ushort)CloseStatus.GoingAway, "idle timeout");
+            Timeout = SessionTimerResult.IdleTimeout;
+            return SessionTimerResult.IdleTimeout;
+        }
+
+        if (_pingOutstanding)
+        {
+            if (_options.KeepAliveTimeout > TimeSpan.Zero && _time.GetElapsedTime(_lastPing, now) >= _options.KeepAliveTimeout)
+            {
+                StartClose((ushort)CloseStatus.GoingAway, "keep-alive timeout");
+                return EndBy(SessionTimerResult.KeepAliveTimeout);
+            }
+
+            return SessionTimerResult.None;
+        }
+
+        if (_options.KeepAliveInterval > TimeSpan.Zero
+            && _time.GetElapsedTime(Math.Max(_lastPing, _lastReceived), now) >= _options.KeepAliveInterval)
+        {
+            Span<byte> payload = stackalloc byte[8];
+            BinaryPrimitives.WriteInt64BigEndian(payload, ++_pingCounter);
+            _encoder.Write(_pending, WebSocketOpcode.Ping, payload);
+            _lastPing = now;
+            _pingOutstanding = _options.KeepAliveTimeout > TimeSpan.Zero;
+            return SessionTimerResult.PingQueued;
+        }
+
+        return SessionTimerResult.None;
+    }
+
+    /// <summary>Returns the buffer of a partly gathered frame to the pool.</summary>
+    public void Dispose() => Abort();
+
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    private bool OnFrame<THandler>(in FrameHeader header, Span<byte> payload, ref THandler handler)
+        where THandler : struct, IFrameHandler
+    {
+        WebSocketOpcode opcode = header.Opcode;
+        if (!header.IsControl)
+        {
+            return handler.OnFrame(opcode, header.Fin, header.Rsv, payload);
+        }
+
+        switch (opcode)
+        {
+            case WebSocketOpcode.Ping:
+                if (State == WebSocketSessionState.Open)
+                {
+                    _encoder.Write(_pending, WebSocketOpcode.Pong, payload);
+                }
+
+                break;
+            case WebSocketOpcode.Pong:
+                if (_pingOutstanding && payload.Length == 8 && BinaryPrimitives.ReadInt64BigEndian(payload) == _pingCounter)
+                {
+                    _pingOutstanding = false;
+                }
+
+                break;
+            case WebSocketOpcode.Close:
+                OnClose(payload);
+                handler.OnFrame(opcode, true, header.Rsv, payload);
+                return false;
+        }
+
+        return handler.OnFrame(opcode, true, header.Rsv, payload);
+    }
+
+    private void OnClose(ReadOnlySpan<byte> payload)
+    {
+        // The decoder has validated the status and the reason.
+        ushort status = payload.Length >= 2 ? BinaryPrimitives.ReadUInt16BigEndian(payload) : (ushort)CloseStatus.NoStatusReceived;
+        ReceivedCloseStatus = status;
+        ReceivedCloseReason = payload.Length > 2 ? Encoding.UTF8.GetString(payload.Slice(2)) : string.Empty;
+        if (State == WebSocketSessionState.Open)
+        {
+            // Echo the status code (RFC 6455 §5.5.1); an empty Close is answered with an empty Close.
+            QueueClose(status, payload.Length >= 2 ? payload.Slice(0, 2) : default);
+        }
+
+        State = WebSocketSessionState.Closed;
+    }
+
+    private void QueueClose(ushort status, ReadOnlySpan<byte> payload)
+    {
+        _encoder.Write(_pending, WebSocketOpcode.Close, payload);
+        SentCloseStatus = status;
+        _closeSentAt = _time.GetTimestamp();
+        State = WebSocketSessionState.CloseSent;
+    }
+
+    /// <summary>The violation funnel: one Close with the violation's status, never a second Close.</summary>
+    private OperationStatus Fail()
+    {
+        ReleaseFrameBuffer();
+        if (State == WebSocketSessionState.Open)
+        {
+            Span<byte> payload = stackalloc byte[125];
+            ushort status = (ushort)_decoder.Violation.ToCloseStatus();
+            int length = ClosePayload.Write(payload, status, _decoder.Violation.Describe());
+            QueueClose(status, payload.Slice(0, length));
+        }
+
+        State = WebSocketSessionState.Closed;
+        return OperationStatus.InvalidData;
+    }
+
+    private SessionTimerResult EndBy(SessionTimerResult reason)
+    {
+        Timeout = reason;
+        State = WebSocketSessionState.Closed;
+        ReleaseFrameBuffer();
+        return reason;
+    }
+
+    private void ReleaseFrameBuffer()
+    {
+        byte[]? buffer = _frameBuffer;
+        if (buffer is not null)
+        {
+            _frameBuffer = null;
+            _pool.Return(buffer);
+        }
+    }
+
+    private TimeSpan Remaining(long since, TimeSpan period, long now)
+    {
+        TimeSpan left = period - _time.GetElapsedTime(since, now);
+        return left < TimeSpan.Zero ? TimeSpan.Zero : left;
+    }
+
+    private static TimeSpan Min(TimeSpan a, TimeSpan b) =>
+        a == System.Threading.Timeout.InfiniteTimeSpan ? b : b == System.Threading.Timeout.InfiniteTimeSpan ? a : (a < b ? a : b);
+}

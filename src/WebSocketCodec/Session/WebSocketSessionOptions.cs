@@ -1,0 +1,45 @@
+using System.Buffers;
+
+namespace WebSocketCodec;
+
+/// <summary>Limits and timing of a <see cref="WebSocketSession"/>.</summary>
+public sealed record WebSocketSessionOptions
+{
+    /// <summary>The defaults: 16 MiB messages, UTF-8 validation, no keep-alive, no idle timeout, 5 s close timeout.</summary>
+    public static WebSocketSessionOptions Default { get; } = new();
+
+    /// <summary>The largest frame payload accepted (1009 otherwise). A frame that does not arrive in one read is
+    /// gathered into a pooled buffer of its length, so this also bounds that memory.</summary>
+    public int MaxFramePayloadLength { get; init; } = 16 * 1024 * 1024;
+
+    /// <summary>The largest message accepted, all fragments together (1009 otherwise).</summary>
+    public long MaxMessagePayloadLength { get; init; } = 16 * 1024 * 1024;
+
+    /// <summary>Whether text messages and close reasons must be UTF-8 (1007 otherwise).</summary>
+    public bool ValidateUtf8 { get; init; } = true;
+
+    /// <summary>How often to send a Ping when the connection is quiet; zero for never.</summary>
+    public TimeSpan KeepAliveInterval { get; init; }
+
+    /// <summary>How long to wait for the Pong of a keep-alive Ping before giving the peer up; zero for not at all.</summary>
+    public TimeSpan KeepAliveTimeout { get; init; }
+
+    /// <summary>How long the peer may send nothing before we close with 1001; zero for no limit.</summary>
+    public TimeSpan IdleTimeout { get; init; }
+
+    /// <summary>How long to wait for the peer's Close after ours (and to drain input after a violation).</summary>
+    public TimeSpan CloseTimeout { get; init; } = TimeSpan.FromSeconds(5);
+
+    /// <summary>The pool for frames gathered across reads and for messages; <see cref="ArrayPool{T}.Shared"/> if null.</summary>
+    public ArrayPool<byte>? Pool { get; init; }
+
+    /// <summary>The time source for keep-alive, idle and close timeouts; <see cref="TimeProvider.System"/> if null.</summary>
+    public TimeProvider? TimeProvider { get; init; }
+
+    internal FrameDecoderOptions ToDecoderOptions() => new()
+    {
+        MaxFramePayloadLength = MaxFramePayloadLength,
+        MaxMessagePayloadLength = MaxMessagePayloadLength,
+        ValidateUtf8 = ValidateUtf8,
+    };
+}
