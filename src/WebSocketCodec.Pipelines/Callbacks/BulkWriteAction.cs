@@ -1,0 +1,7 @@
+namespace WebSocketCodec.Pipelines;
+
+/// <summary>Packs frames into one buffer for <see cref="WebSocketFrameSender.SendBulkAsync{TState}"/>.</summary>
+/// <typeparam name="TState">Whatever the action needs, passed without a closure.</typeparam>
+/// <param name="writer">Adds frames; the library completes it.</param>
+/// <param name="state">The caller's state.</param>
+public delegate void BulkWriteAction<in TState>(ref BulkFrameWriter writer, TState state);

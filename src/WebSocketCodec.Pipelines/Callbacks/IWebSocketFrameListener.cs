@@ -1,0 +1,26 @@
+namespace WebSocketCodec.Pipelines;
+
+/// <summary>
+/// Receives a websocket's inbound data frames on its read loop (the callbacks API). Control frames are handled by
+/// the library: Pings are answered, the close handshake is run, and <see cref="OnClose"/> reports the end.
+/// </summary>
+public interface IWebSocketFrameListener
+{
+    /// <summary>One whole data frame. The payload is unmasked, validated (UTF-8 for text, incrementally across
+    /// fragments) and lives in the connection's input buffer: valid only until this call returns.</summary>
+    /// <param name="opcode">Text or Binary for a message's first frame, Continuation for later fragments.</param>
+    /// <param name="fin">Whether this frame ends its message.</param>
+    /// <param name="rsv">RSV bits (always zero: no extension is negotiated).</param>
+    /// <param name="payload">The payload.</param>
+    void OnFrame(WebSocketOpcode opcode, bool fin, int rsv, Span<byte> payload);
+
+    /// <summary>Called once, on the read loop, after every frame of a read was handed over and before the frames the
+    /// listener sent are flushed. A listener that queues work elsewhere returns a pending task to pause reading
+    /// (backpressure).</summary>
+    ValueTask OnReadCompleteAsync(CancellationToken cancellationToken) => default;
+
+    /// <summary>Called once when the websocket has ended, whichever way.</summary>
+    void OnClose(WebSocketCloseInfo info)
+    {
+    }
+}

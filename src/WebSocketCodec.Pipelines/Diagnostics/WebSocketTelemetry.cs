@@ -1,0 +1,42 @@
+using System.Diagnostics;
+using System.Diagnostics.Metrics;
+
+namespace WebSocketCodec.Pipelines;
+
+/// <summary>
+/// The names under which websockets report metrics (<see cref="Meter"/> <c>WebSocketCodec</c>) and traces
+/// (<see cref="ActivitySource"/> <c>WebSocketCodec</c>, one activity per websocket). Listen with
+/// <c>dotnet-counters monitor --counters WebSocketCodec</c> or OpenTelemetry.
+/// </summary>
+public static class WebSocketTelemetry
+{
+    /// <summary>The meter's and the activity source's name.</summary>
+    public const string Name = "WebSocketCodec";
+
+    internal static readonly ActivitySource Source = new(Name);
+    internal static readonly Meter Meter = new(Name);
+
+    internal static readonly UpDownCounter<long> ActiveConnections =
+        Meter.CreateUpDownCounter<long>("websocketcodec.connections.active", "{connection}", "Websockets open now.");
+
+    internal static readonly Counter<long> Connections =
+        Meter.CreateCounter<long>("websocketcodec.connections", "{connection}", "Websockets opened.");
+
+    internal static readonly Counter<long> FramesReceived =
+        Meter.CreateCounter<long>("websocketcodec.frames.received", "{frame}", "Data frames received.");
+
+    internal static readonly Counter<long> MessagesReceived =
+        Meter.CreateCounter<long>("websocketcodec.messages.received", "{message}", "Data messages received (final frames).");
+
+    internal static readonly Counter<long> BytesReceived =
+        Meter.CreateCounter<long>("websocketcodec.bytes.received", "By", "Websocket bytes received, headers included.");
+
+    internal static readonly Counter<long> BytesSent =
+        Meter.CreateCounter<long>("websocketcodec.bytes.sent", "By", "Websocket bytes flushed, headers included.");
+
+    internal static readonly Counter<long> Closes =
+        Meter.CreateCounter<long>("websocketcodec.closes", "{connection}", "Websockets ended, by close status and initiator.");
+
+    internal static readonly Counter<long> Violations =
+        Meter.CreateCounter<long>("websocketcodec.violations", "{violation}", "Protocol violations by the peer, by rule.");
+}
