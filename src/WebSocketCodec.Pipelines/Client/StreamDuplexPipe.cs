@@ -1,0 +1,25 @@
+using System.IO.Pipelines;
+
+namespace WebSocketCodec.Pipelines;
+
+/// <summary>An <see cref="IDuplexPipe"/> over a <see cref="Stream"/> (a socket's, an SslStream, an upgraded
+/// request's): the reader and the writer both close the stream when completed.</summary>
+public sealed class StreamDuplexPipe : IDuplexPipe
+{
+    /// <summary>Wraps <paramref name="stream"/>.</summary>
+    /// <param name="stream">The byte stream.</param>
+    /// <param name="leaveOpen">Whether completing the pipe leaves the stream open.</param>
+    /// <param name="bufferSize">The read buffer's segment size.</param>
+    public StreamDuplexPipe(Stream stream, bool leaveOpen = false, int bufferSize = 16 * 1024)
+    {
+        ArgumentNullException.ThrowIfNull(stream);
+        Input = PipeReader.Create(stream, new StreamPipeReaderOptions(bufferSize: bufferSize, minimumReadSize: 2048, leaveOpen: leaveOpen));
+        Output = PipeWriter.Create(stream, new StreamPipeWriterOptions(minimumBufferSize: 4096, leaveOpen: leaveOpen));
+    }
+
+    /// <inheritdoc />
+    public PipeReader Input { get; }
+
+    /// <inheritdoc />
+    public PipeWriter Output { get; }
+}

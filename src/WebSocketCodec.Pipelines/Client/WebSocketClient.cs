@@ -1,0 +1,148 @@
+using System.Buffers;
+using System.IO.Pipelines;
+using System.Net.Security;
+using System.Net.Sockets;
+using WebSocketCodec.Handshake;
+using WebSocketCodec.Http1;
+
+namespace WebSocketCodec.Pipelines;
+
+/// <summary>
+/// Opens websockets over HTTP/1.1: TCP (<see cref="Socket"/>), TLS for <c>wss</c> (<see cref="SslStream"/>), the
+/// upgrade request with subprotocols and custom headers, and a strict check of the answer (101, Upgrade, Connection,
+/// <c>Sec-WebSocket-Accept</c>, only an offered subprotocol, no extension). Frames the server sends right behind its
+/// 101 stay in the pipe for the websocket. The websocket masks what it sends and refuses masked input.
+/// </summary>
+public static class WebSocketClient
+{
+    /// <summary>Connects and returns the websocket, not yet running: start it with
+    /// <see cref="WebSocketChannel.RunAsync(WebSocketExchange, CancellationToken)"/> or wrap it in a
+    /// <see cref="MessageWebSocket"/> or <see cref="PipeWebSocket"/>.</summary>
+    /// <exception cref="WebSocketHandshakeException">The handshake failed or timed out.</exception>
+    public static async Task<WebSocketChannel> ConnectAsync(
+        Uri uri, WebSocketClientOptions? options = null, CancellationToken cancellationToken = default)
+    {
+        ArgumentNullException.ThrowIfNull(uri);
+        options ??= WebSocketClientOptions.Default;
+        bool secure = uri.Scheme switch
+        {
+            "ws" => false,
+            "wss" => true,
+            _ => throw new ArgumentException("The URI scheme must be ws or wss.", nameof(uri)),
+        };
+
+        using var deadline = CancellationTokenSource.CreateLinkedTokenSource(cancellationToken);
+        deadline.CancelAfter(options.HandshakeTimeout);
+        var socket = new Socket(SocketType.Stream, ProtocolType.Tcp) { NoDelay = true };
+        Stream? stream = null;
+        try
+        {
+            await socket.ConnectAsync(uri.IdnHost, uri.Port, deadline.Token).ConfigureAwait(false);
+            stream = new NetworkStream(socket, ownsSocket: true);
+            if (secure)
+            {
+                var tls = new SslStream(stream, leaveInnerStreamOpen: false);
+                stream = tls;
+                SslClientAuthenticationOptions authentication = options.Tls ?? new SslClientAuthenticationOptions();
+                authentication.TargetHost ??= uri.IdnHost;
+                await tls.AuthenticateAsClientAsync(authentication, deadline.Token).ConfigureAwait(false);
+            }
+
+            var pipe = new StreamDuplexPipe(stream);
+            string? subprotocol = await HandshakeAsync(pipe, uri, options, deadline.Token).ConfigureAwait(false);
+            return new WebSocketChannel(pipe, WebSocketRole.Client, options.Session, subprotocol);
+        }
+        catch (OperationCanceledException) when (!cancellationToken.IsCancellationRequested)
+        {
+            Dispose(socket, stream);
+            throw new WebSocketHandshakeException($"The opening handshake with {uri} did not finish within {options.HandshakeTimeout}.");
+        }
+        catch (Exception error) when (error is not WebSocketHandshakeException)
+        {
+            Dispose(socket, stream);
+            throw new WebSocketHandshakeException($"Could not connect to {uri}: {error.Message}", error);
+        }
+        catch
+        {
+            Dispose(socket, stream);
+            throw;
+        }
+    }
+
+    /// <summary>Connects and returns the message API, running.</summary>
+    public static async Task<MessageWebSocket> ConnectMessagesAsync(
+        Uri uri, WebSocketClientOptions? options = null, CancellationToken cancellationToken = default)
+    {
+        WebSocketChannel channel = await ConnectAsync(uri, options, cancellationToken).ConfigureAwait(false);
+        return new MessageWebSocket(channel, options?.Session.Pool).Start(CancellationToken.None);
+    }
+
+    /// <summary>Runs the client's side of the opening handshake over a transport of your own.</summary>
+    /// <returns>The subprotocol the server selected, if any.</returns>
+    /// <exception cref="WebSocketHandshakeException">The server refused or answered wrongly.</exception>
+    public static async Task<string?> HandshakeAsync(IDuplexPipe pipe, Uri uri, WebSocketClientOptions options, CancellationToken cancellationToken)
+    {
+        ArgumentNullException.ThrowIfNull(pipe);
+        ArgumentNullException.ThrowIfNull(uri);
+        ArgumentNullException.ThrowIfNull(options);
+        string key = WebSocketHandshake.CreateKey();
+        Http1Handshake.WriteRequest(pipe.Output, uri.Authority, uri.PathAndQuery, key, options.Subprotocols, options.Headers);
+        await pipe.Output.FlushAsync(cancellationToken).ConfigureAwait(false);
+        while (true)
+        {
+            ReadResult result = await pipe.Input.ReadAsync(cancellationToken).ConfigureAwait(false);
+            ReadOnlySequence<byte> buffer = result.Buffer;
+            OperationStatus status = ParseHead(buffer, out HttpHead? head, out int headLength, out HttpHeadError error);
+            if (status == OperationStatus.Done)
+            {
+                pipe.Input.AdvanceTo(buffer.GetPosition(headLength)); // frames behind the head stay for the websocket
+                string? problem = Http1Handshake.ValidateResponse(head!, key, options.Subprotocols, out string? subprotocol);
+                if (problem is not null)
+                {
+                    throw int.TryParse(head!.Part2, out int code)
+                        ? new WebSocketHandshakeException(problem, code)
+                        : new WebSocketHandshakeException(problem);
+                }
+
+                return subprotocol;
+            }
+
+            pipe.Input.AdvanceTo(buffer.Start, buffer.End);
+            if (status == OperationStatus.InvalidData)
+            {
+                throw new WebSocketHandshakeException($"The server's response head is malformed ({error}).");
+            }
+
+            if (result.IsCompleted)
+            {
+                throw new WebSocketHandshakeException("The server closed the connection during the opening handshake.");
+            }
+        }
+    }
+
+    internal static OperationStatus ParseHead(in ReadOnlySequence<byte> buffer, out HttpHead? head, out int headLength, out HttpHeadError error)
+    {
+        if (buffer.IsSingleSegment)
+        {
+            return HttpHeadParser.TryParse(buffer.FirstSpan, out head, out headLength, out error);
+        }
+
+        int length = (int)Math.Min(buffer.Length, HttpHeadParser.DefaultMaxHeadLength);
+        byte[] copy = ArrayPool<byte>.Shared.Rent(length);
+        try
+        {
+            buffer.Slice(0, length).CopyTo(copy);
+            return HttpHeadParser.TryParse(copy.AsSpan(0, length), out head, out headLength, out error);
+        }
+        finally
+        {
+            ArrayPool<byte>.Shared.Return(copy);
+        }
+    }
+
+    private static void Dispose(Socket socket, Stream? stream)
+    {
+        stream?.Dispose();
+        socket.Dispose();
+    }
+}

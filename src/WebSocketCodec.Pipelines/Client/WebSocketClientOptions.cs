@@ -1,0 +1,25 @@
+using System.Net.Security;
+
+namespace WebSocketCodec.Pipelines;
+
+/// <summary>How <see cref="WebSocketClient"/> connects.</summary>
+public sealed record WebSocketClientOptions
+{
+    /// <summary>The defaults.</summary>
+    public static WebSocketClientOptions Default { get; } = new();
+
+    /// <summary>Subprotocols to offer, most preferred first.</summary>
+    public IReadOnlyList<string> Subprotocols { get; init; } = [];
+
+    /// <summary>Further request header fields (Origin, Authorization, cookies...).</summary>
+    public IReadOnlyList<KeyValuePair<string, string>> Headers { get; init; } = [];
+
+    /// <summary>How long connecting, TLS and the opening handshake may take together.</summary>
+    public TimeSpan HandshakeTimeout { get; init; } = TimeSpan.FromSeconds(10);
+
+    /// <summary>Limits and timeouts of the websocket once open.</summary>
+    public WebSocketSessionOptions Session { get; init; } = WebSocketSessionOptions.Default;
+
+    /// <summary>TLS options for <c>wss</c>; <c>TargetHost</c> defaults to the URI's host.</summary>
+    public SslClientAuthenticationOptions? Tls { get; init; }
+}

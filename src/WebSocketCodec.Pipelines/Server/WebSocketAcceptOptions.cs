@@ -1,0 +1,68 @@
+using WebSocketCodec.Http1;
+
+namespace WebSocketCodec.Pipelines;
+
+/// <summary>What a server accepts in an opening handshake, and the websocket's options once open.</summary>
+public sealed record WebSocketAcceptOptions
+{
+    /// <summary>The defaults: any origin, no subprotocol, 10 s handshake timeout, 8 KiB request head.</summary>
+    public static WebSocketAcceptOptions Default { get; } = new();
+
+    /// <summary>Limits and timeouts of the websocket once open.</summary>
+    public WebSocketSessionOptions Session { get; init; } = WebSocketSessionOptions.Default;
+
+    /// <summary>Origins allowed to connect (exact, case-insensitive, e.g. <c>https://example.com</c>); a request with
+    /// another <c>Origin</c> gets 403. Null allows every origin; requests without <c>Origin</c> (non-browser clients)
+    /// are always allowed.</summary>
+    public IReadOnlyCollection<string>? AllowedOrigins { get; init; }
+
+    /// <summary>Subprotocols this server speaks, most preferred first: the first one the client also offers is
+    /// selected. Ignored when <see cref="SelectSubprotocol"/> is set.</summary>
+    public IReadOnlyList<string> Subprotocols { get; init; } = [];
+
+    /// <summary>Picks the subprotocol from the validated request (return one of
+    /// <see cref="WebSocketUpgradeRequest.Subprotocols"/>, or null for none).</summary>
+    public Func<WebSocketUpgradeRequest, string?>? SelectSubprotocol { get; init; }
+
+    /// <summary>How long a client may take to send its request head (raw-transport servers only; Kestrel applies its
+    /// own request-header timeout on the endpoint path).</summary>
+    public TimeSpan HandshakeTimeout { get; init; } = TimeSpan.FromSeconds(10);
+
+    /// <summary>The bound on the request head (431 beyond).</summary>
+    public int MaxRequestHeadLength { get; init; } = HttpHeadParser.DefaultMaxHeadLength;
+
+    /// <summary>Checks origin and picks the subprotocol for a validated request.</summary>
+    /// <returns>A failure (403, or 400 for a selection that was not offered), or none.</returns>
+    public HandshakeFailure Negotiate(WebSocketUpgradeRequest request, out string? subprotocol)
+    {
+        ArgumentNullException.ThrowIfNull(request);
+        subprotocol = null;
+        if (AllowedOrigins is not null && request.Origin is { } origin
+            && !AllowedOrigins.Contains(origin, StringComparer.OrdinalIgnoreCase))
+        {
+            return new HandshakeFailure(403, $"The origin '{origin}' is not allowed.");
+        }
+
+        if (SelectSubprotocol is not null)
+        {
+            subprotocol = SelectSubprotocol(request);
+            if (subprotocol is not null && !request.Subprotocols.Contains(subprotocol, StringComparer.Ordinal))
+            {
+                throw new InvalidOperationException($"The selected subprotocol '{subprotocol}' was not offered.");
+            }
+
+            return default;
+        }
+
+        foreach (string supported in Subprotocols)
+        {
+            if (request.Subprotocols.Contains(supported, StringComparer.Ordinal))
+            {
+                subprotocol = supported;
+                break;
+            }
+        }
+
+        return default;
+    }
+}

@@ -1,0 +1,15 @@
+using WebSocketCodec.Http1;
+
+namespace WebSocketCodec.Pipelines;
+
+/// <summary>The outcome of a server's opening handshake on a raw transport.</summary>
+/// <param name="Request">The validated request, when accepted.</param>
+/// <param name="Target">The request target (path and query), when a request line was read.</param>
+/// <param name="Subprotocol">The selected subprotocol.</param>
+/// <param name="Failure">Why it was refused (the status was sent), or none when accepted.</param>
+public sealed record WebSocketAcceptResult(
+    WebSocketUpgradeRequest? Request, string? Target, string? Subprotocol, HandshakeFailure Failure)
+{
+    /// <summary>Whether the 101 was sent and the websocket may run.</summary>
+    public bool Accepted => Request is not null && !Failure.IsFailure;
+}

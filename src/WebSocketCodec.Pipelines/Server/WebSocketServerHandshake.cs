@@ -1,0 +1,154 @@
+using System.Buffers;
+using System.IO.Pipelines;
+using WebSocketCodec.Http1;
+
+namespace WebSocketCodec.Pipelines;
+
+/// <summary>
+/// The server's side of the HTTP/1.1 opening handshake on a raw transport (a Kestrel connection, a socket): reads the
+/// request head within a size and time bound, validates it strictly, answers 101 or the refusal's status. Frames the
+/// client sent right behind its request stay in the pipe for the websocket. After a refusal the input is drained
+/// briefly so the response is not erased by a reset.
+/// </summary>
+public static class WebSocketServerHandshake
+{
+    /// <summary>Runs the handshake.</summary>
+    /// <param name="transport">The connection.</param>
+    /// <param name="options">What to accept.</param>
+    /// <param name="isPathServed">Whether a request target (path and query) is served; 404 otherwise. Null serves all.</param>
+    /// <param name="cancellationToken">Aborts the handshake.</param>
+    public static async Task<WebSocketAcceptResult> AcceptAsync(
+        IDuplexPipe transport, WebSocketAcceptOptions? options = null, Func<string, bool>? isPathServed = null,
+        CancellationToken cancellationToken = default)
+    {
+        ArgumentNullException.ThrowIfNull(transport);
+        options ??= WebSocketAcceptOptions.Default;
+        using var deadline = CancellationTokenSource.CreateLinkedTokenSource(cancellationToken);
+        deadline.CancelAfter(options.HandshakeTimeout);
+        HttpHead? head;
+        try
+        {
+            head = await ReadHeadAsync(transport.Input, options.MaxRequestHeadLength, deadline.Token).ConfigureAwait(false);
+        }
+        catch (OperationCanceledException) when (!cancellationToken.IsCancellationRequested)
+        {
+            return new WebSocketAcceptResult(null, null, null, new HandshakeFailure(408, "No complete request head in time."));
+        }
+        catch (HandshakeRefusedException refused)
+        {
+            return await RefuseAsync(transport, null, refused.Failure, cancellationToken).ConfigureAwait(false);
+        }
+
+        if (head is null)
+        {
+            return new WebSocketAcceptResult(null, null, null, new HandshakeFailure(400, "The connection closed before a request head."));
+        }
+
+        string target = head.Part2;
+        HandshakeFailure failure = WebSocketUpgradeRequest.Validate(head.Part1, head.Part3, head, out WebSocketUpgradeRequest? request);
+        string? subprotocol = null;
+        if (!failure.IsFailure && !(target.StartsWith('/') && (isPathServed?.Invoke(target) ?? true)))
+        {
+            failure = new HandshakeFailure(404, $"No websocket is served at '{target}'.");
+        }
+
+        if (!failure.IsFailure)
+        {
+            failure = options.Negotiate(request!, out subprotocol);
+        }
+
+        if (failure.IsFailure)
+        {
+            return await RefuseAsync(transport, target, failure, cancellationToken).ConfigureAwait(false);
+        }
+
+        Http1Handshake.WriteAccept(transport.Output, request!.Key, subprotocol);
+        await transport.Output.FlushAsync(cancellationToken).ConfigureAwait(false);
+        return new WebSocketAcceptResult(request, target, subprotocol, default);
+    }
+
+    private static async Task<HttpHead?> ReadHeadAsync(PipeReader input, int maxHeadLength, CancellationToken cancellationToken)
+    {
+        while (true)
+        {
+            ReadResult result = await input.ReadAsync(cancellationToken).ConfigureAwait(false);
+            ReadOnlySequence<byte> buffer = result.Buffer;
+            OperationStatus status = ParseHead(buffer, maxHeadLength, out HttpHead? head, out int headLength, out HttpHeadError error);
+            if (status == OperationStatus.Done)
+            {
+                input.AdvanceTo(buffer.GetPosition(headLength));
+                return head;
+            }
+
+            input.AdvanceTo(buffer.Start, buffer.End);
+            if (status == OperationStatus.InvalidData)
+            {
+                throw new HandshakeRefusedException(HandshakeFailure.From(error));
+            }
+
+            if (result.IsCompleted)
+            {
+                return null;
+            }
+        }
+    }
+
+    private static OperationStatus ParseHead(
+        in ReadOnlySequence<byte> buffer, int maxHeadLength, out HttpHead? head, out int headLength, out HttpHeadError error)
+    {
+        if (buffer.IsSingleSegment)
+        {
+            return HttpHeadParser.TryParse(buffer.FirstSpan, out head, out headLength, out error, maxHeadLength);
+        }
+
+        int length = (int)Math.Min(buffer.Length, maxHeadLength);
+        byte[] copy = ArrayPool<byte>.Shared.Rent(length);
+        try
+        {
+            buffer.Slice(0, length).CopyTo(copy);
+            return HttpHeadParser.TryParse(copy.AsSpan(0, length), out head, out headLength, out error, maxHeadLength);
+        }
+        finally
+        {
+            ArrayPool<byte>.Shared.Return(copy);
+        }
+    }
+
+    private static async Task<WebSocketAcceptResult> RefuseAsync(
+        IDuplexPipe transport, string? target, HandshakeFailure failure, CancellationToken cancellationToken)
+    {
+        Http1Handshake.WriteRejection(transport.Output, failure);
+        await transport.Output.FlushAsync(cancellationToken).ConfigureAwait(false);
+        await DrainAsync(transport.Input, TimeSpan.FromSeconds(1), 64 * 1024).ConfigureAwait(false);
+        return new WebSocketAcceptResult(null, target, null, failure);
+    }
+
+    /// <summary>Discards input until FIN, the time bound or the byte bound.</summary>
+    internal static async Task DrainAsync(PipeReader input, TimeSpan timeout, long maxBytes)
+    {
+        using var deadline = new CancellationTokenSource(timeout);
+        long drained = 0;
+        try
+        {
+            while (drained < maxBytes)
+            {
+                ReadResult result = await input.ReadAsync(deadline.Token).ConfigureAwait(false);
+                drained += result.Buffer.Length;
+                input.AdvanceTo(result.Buffer.End);
+                if (result.IsCompleted || result.IsCanceled)
+                {
+                    return;
+                }
+            }
+        }
+        catch (OperationCanceledException)
+        {
+            // Bounded: give up and let the caller close.
+        }
+    }
+
+    private sealed class HandshakeRefusedException(HandshakeFailure failure) : Exception(failure.Message)
+    {
+        public HandshakeFailure Failure { get; } = failure;
+    }
+}
