@@ -114,9 +114,11 @@ public static class WebSocketServerHandshake
         }
     }
 
-    private static async Task<WebSocketAcceptResult> RefuseAsync(
-        IDuplexPipe transport, string? target, HandshakeFailure failure, CancellationToken cancellationToken)
+    /// <summary>Refuses a handshake with <paramref name="failure"/>'s status, then drains the input briefly.</summary>
+    public static async Task<WebSocketAcceptResult> RefuseAsync(
+        IDuplexPipe transport, string? target, HandshakeFailure failure, CancellationToken cancellationToken = default)
     {
+        ArgumentNullException.ThrowIfNull(transport);
         Http1Handshake.WriteRejection(transport.Output, failure);
         await transport.Output.FlushAsync(cancellationToken).ConfigureAwait(false);
         await DrainAsync(transport.Input, TimeSpan.FromSeconds(1), 64 * 1024).ConfigureAwait(false);
