@@ -1,79 +1,93 @@
 using System.Net;
-using System.Net.Sockets;
+using System.Reflection;
+using Microsoft.AspNetCore.Builder;
+using Microsoft.AspNetCore.Hosting;
+using Microsoft.AspNetCore.Hosting.Server;
+using Microsoft.AspNetCore.Hosting.Server.Features;
+using Microsoft.AspNetCore.Http;
+using Microsoft.AspNetCore.Server.Kestrel.Core;
+using Microsoft.Extensions.DependencyInjection;
+using Microsoft.Extensions.Hosting;
+using Microsoft.Extensions.Logging;
 
 namespace WebSocketCodec.Samples.EchoServer;
 
-/// <summary>Accepts connections on a TCP endpoint and runs an <see cref="EchoConnection"/> for each.</summary>
+/// <summary>The echo server on Kestrel: <c>/echo</c> echoes every websocket message, <c>/</c> serves a page that talks
+/// to it.</summary>
 public sealed class EchoServerHost : IAsyncDisposable
 {
-    private readonly Socket _listener;
-    private readonly CancellationTokenSource _stopping = new();
-    private readonly Task _acceptLoop;
-    private readonly string _path;
+    /// <summary>Where the echo is served.</summary>
+    public const string EchoPath = "/echo";
 
-    private EchoServerHost(Socket listener, string path)
+    private readonly WebApplication _app;
+
+    private EchoServerHost(WebApplication app, Uri baseUrl)
     {
-        _listener = listener;
-        _path = path;
-        _acceptLoop = AcceptLoopAsync();
+        _app = app;
+        BaseUrl = baseUrl;
     }
 
-    /// <summary>The bound endpoint (useful with port 0).</summary>
-    public IPEndPoint EndPoint => (IPEndPoint)_listener.LocalEndPoint!;
+    /// <summary>The server's base URL, e.g. <c>http://127.0.0.1:8080/</c>.</summary>
+    public Uri BaseUrl { get; }
 
-    /// <summary>The websocket URL served.</summary>
-    public Uri Url => new($"ws://{EndPoint}{_path}");
+    /// <summary>The websocket URL of the echo, e.g. <c>ws://127.0.0.1:8080/echo</c>.</summary>
+    public Uri Url => new($"{(BaseUrl.Scheme == "https" ? "wss" : "ws")}://{BaseUrl.Authority}{EchoPath}");
 
-    /// <summary>Binds and starts accepting.</summary>
-    public static EchoServerHost Start(IPEndPoint endPoint, string path = "/echo")
+    /// <summary>Builds and starts the server.</summary>
+    public static async Task<EchoServerHost> StartAsync(EchoServerOptions options, CancellationToken cancellationToken = default)
     {
-        var listener = new Socket(endPoint.AddressFamily, SocketType.Stream, ProtocolType.Tcp) { NoDelay = true };
-        listener.Bind(endPoint);
-        listener.Listen(512);
-        return new EchoServerHost(listener, path);
-    }
-
-    private async Task AcceptLoopAsync()
-    {
-        var connections = new List<Task>();
-        try
+        ArgumentNullException.ThrowIfNull(options);
+        if (options.Codec is not ("ours" or "builtin"))
         {
-            while (!_stopping.IsCancellationRequested)
+            throw new ArgumentException($"Unknown codec '{options.Codec}': use ours or builtin.", nameof(options));
+        }
+
+        var builder = WebApplication.CreateSlimBuilder();
+        builder.Logging.ClearProviders();
+        builder.Logging.AddSimpleConsole().SetMinimumLevel(LogLevel.Warning);
+        builder.WebHost.ConfigureKestrel(kestrel =>
+        {
+            kestrel.AddServerHeader = false;
+            kestrel.Listen(IPAddress.Parse(options.Host), options.Port, listen =>
             {
-                Socket socket = await _listener.AcceptAsync(_stopping.Token);
-                socket.NoDelay = true;
-                connections.RemoveAll(t => t.IsCompleted);
-                connections.Add(Task.Run(() => RunConnectionAsync(socket)));
-            }
-        }
-        catch (OperationCanceledException)
+                listen.Protocols = HttpProtocols.Http1;
+                if (options.Tls)
+                {
+                    listen.UseHttps(SelfSignedCertificate.Create());
+                }
+            });
+        });
+
+        WebApplication app = builder.Build();
+        app.MapGet("/", ServeIndex);
+        if (options.Codec == "builtin")
         {
+            BuiltinEcho.Map(app, EchoPath);
         }
-        catch (SocketException)
+        else
         {
+            OurEcho.Map(app, EchoPath);
         }
 
-        await Task.WhenAll(connections);
+        await app.StartAsync(cancellationToken);
+        string address = app.Services.GetRequiredService<IServer>().Features.Get<IServerAddressesFeature>()!.Addresses.First();
+        return new EchoServerHost(app, new Uri(address.EndsWith('/') ? address : address + "/"));
     }
 
-    private async Task RunConnectionAsync(Socket socket)
-    {
-        try
-        {
-            await new EchoConnection(socket, _path).RunAsync(_stopping.Token);
-        }
-        catch (Exception error) when (error is IOException or SocketException or OperationCanceledException)
-        {
-            // The peer reset the connection or the server is stopping: nothing to report in a demo.
-        }
-    }
+    /// <summary>Waits until the host is told to stop (Ctrl+C, SIGTERM, or <paramref name="cancellationToken"/>).</summary>
+    public Task WaitForShutdownAsync(CancellationToken cancellationToken = default) => _app.WaitForShutdownAsync(cancellationToken);
 
-    /// <summary>Stops accepting, cancels the connections and waits for them.</summary>
+    /// <summary>Stops gracefully: open websockets get Close 1001 first.</summary>
     public async ValueTask DisposeAsync()
     {
-        await _stopping.CancelAsync();
-        _listener.Dispose();
-        await _acceptLoop;
-        _stopping.Dispose();
+        await _app.StopAsync();
+        await _app.DisposeAsync();
+    }
+
+    private static async Task ServeIndex(HttpContext context)
+    {
+        await using Stream page = Assembly.GetExecutingAssembly().GetManifestResourceStream("index.html")!;
+        context.Response.ContentType = "text/html; charset=utf-8";
+        await page.CopyToAsync(context.Response.Body, context.RequestAborted);
     }
 }

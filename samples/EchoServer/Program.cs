@@ -1,30 +1,28 @@
 using System.CommandLine;
-using System.Net;
-using System.Runtime.InteropServices;
 using WebSocketCodec.Samples.EchoServer;
 
 var host = new Option<string>("--host") { DefaultValueFactory = _ => "127.0.0.1", Description = "Address to listen on." };
 var port = new Option<int>("--port") { DefaultValueFactory = _ => 8080, Description = "Port to listen on (0: any free port)." };
-var root = new RootCommand("WebSocketCodec echo server: echoes every websocket message sent to /echo.") { host, port };
+var tls = new Option<bool>("--tls") { Description = "Serve wss:// and https:// with a self-signed certificate made at start." };
+var codec = new Option<string>("--codec") { DefaultValueFactory = _ => "ours", Description = "ours (WebSocketCodec) or builtin (ASP.NET Core's WebSockets)." };
+codec.AcceptOnlyFromAmong("ours", "builtin");
+var root = new RootCommand("WebSocketCodec echo server: echoes every websocket message sent to /echo; / serves a page that uses it.")
+{
+    host, port, tls, codec,
+};
 root.SetAction(async (parseResult, cancellation) =>
 {
-    using var stop = CancellationTokenSource.CreateLinkedTokenSource(cancellation);
-    using var sigterm = PosixSignalRegistration.Create(PosixSignal.SIGTERM, context =>
+    var options = new EchoServerOptions
     {
-        context.Cancel = true;
-        stop.Cancel();
-    });
-
-    await using var server = EchoServerHost.Start(new IPEndPoint(IPAddress.Parse(parseResult.GetValue(host)!), parseResult.GetValue(port)));
+        Host = parseResult.GetValue(host)!,
+        Port = parseResult.GetValue(port),
+        Tls = parseResult.GetValue(tls),
+        Codec = parseResult.GetValue(codec)!,
+    };
+    await using EchoServerHost server = await EchoServerHost.StartAsync(options, cancellation);
     Console.WriteLine($"listening on {server.Url}");
-    try
-    {
-        await Task.Delay(Timeout.Infinite, stop.Token);
-    }
-    catch (OperationCanceledException)
-    {
-    }
-
+    Console.WriteLine($"open {server.BaseUrl} in a browser to try it");
+    await server.WaitForShutdownAsync(cancellation); // Ctrl+C and SIGTERM stop the host
     Console.WriteLine("stopped");
     return 0;
 });

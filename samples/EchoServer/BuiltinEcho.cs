@@ -1,0 +1,45 @@
+using System.Net.WebSockets;
+using Microsoft.AspNetCore.Builder;
+using Microsoft.AspNetCore.Http;
+
+namespace WebSocketCodec.Samples.EchoServer;
+
+/// <summary><c>/echo</c> with ASP.NET Core's own WebSockets (<c>ManagedWebSocket</c>), for comparisons.</summary>
+internal static class BuiltinEcho
+{
+    public static void Map(WebApplication app, string path)
+    {
+        app.UseWebSockets(new WebSocketOptions { KeepAliveInterval = TimeSpan.Zero });
+        app.Map(path, EchoAsync);
+    }
+
+    private static async Task EchoAsync(HttpContext context)
+    {
+        if (!context.WebSockets.IsWebSocketRequest)
+        {
+            context.Response.StatusCode = StatusCodes.Status400BadRequest;
+            return;
+        }
+
+        using WebSocket socket = await context.WebSockets.AcceptWebSocketAsync();
+        byte[] buffer = new byte[64 * 1024];
+        try
+        {
+            while (true)
+            {
+                ValueWebSocketReceiveResult result = await socket.ReceiveAsync(buffer.AsMemory(), context.RequestAborted);
+                if (result.MessageType == WebSocketMessageType.Close)
+                {
+                    await socket.CloseOutputAsync(socket.CloseStatus ?? WebSocketCloseStatus.NormalClosure, socket.CloseStatusDescription, context.RequestAborted);
+                    return;
+                }
+
+                await socket.SendAsync(buffer.AsMemory(0, result.Count), result.MessageType, result.EndOfMessage, context.RequestAborted);
+            }
+        }
+        catch (Exception error) when (error is WebSocketException or OperationCanceledException or IOException)
+        {
+            // The peer broke the protocol or went away.
+        }
+    }
+}

@@ -1,0 +1,17 @@
+namespace WebSocketCodec.Samples.EchoServer;
+
+/// <summary>How the echo server listens and which codec serves <c>/echo</c>.</summary>
+public sealed record EchoServerOptions
+{
+    /// <summary>The address to listen on.</summary>
+    public string Host { get; init; } = "127.0.0.1";
+
+    /// <summary>The port (0: any free port).</summary>
+    public int Port { get; init; } = 8080;
+
+    /// <summary>Serve TLS with a self-signed certificate made at start.</summary>
+    public bool Tls { get; init; }
+
+    /// <summary><c>ours</c> (WebSocketCodec) or <c>builtin</c> (ASP.NET Core's WebSockets).</summary>
+    public string Codec { get; init; } = "ours";
+}

@@ -1,0 +1,22 @@
+using System.Net.WebSockets;
+using Microsoft.AspNetCore.Routing;
+using WebSocketCodec.AspNetCore;
+using WebSocketCodec.Pipelines;
+
+namespace WebSocketCodec.Samples.EchoServer;
+
+/// <summary><c>/echo</c> with WebSocketCodec: every message, whole and validated, sent back from the read loop (one
+/// flush per read).</summary>
+internal static class OurEcho
+{
+    public static void Map(IEndpointRouteBuilder endpoints, string path) =>
+        endpoints.MapWebSocketCodec(path, static (_, sender) => new WebSocketMessageListener(sender, Echo));
+
+    private static void Echo(WebSocketFrameSender sender, WebSocketMessageType type, ReadOnlySpan<byte> payload)
+    {
+        if (sender.CanSend)
+        {
+            sender.Send(type == WebSocketMessageType.Text ? WebSocketOpcode.Text : WebSocketOpcode.Binary, payload);
+        }
+    }
+}
