@@ -30,6 +30,9 @@ public sealed class EchoServerHost : IAsyncDisposable
     /// <summary>The server's base URL, e.g. <c>http://127.0.0.1:8080/</c>.</summary>
     public Uri BaseUrl { get; }
 
+    /// <summary>The bound endpoint (useful with port 0).</summary>
+    public IPEndPoint EndPoint => new(IPAddress.Parse(BaseUrl.Host), BaseUrl.Port);
+
     /// <summary>The websocket URL of the echo, e.g. <c>ws://127.0.0.1:8080/echo</c>.</summary>
     public Uri Url => new($"{(BaseUrl.Scheme == "https" ? "wss" : "ws")}://{BaseUrl.Authority}{EchoPath}");
 

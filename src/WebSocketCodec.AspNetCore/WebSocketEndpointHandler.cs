@@ -76,6 +76,7 @@ internal sealed partial class WebSocketEndpointHandler(
     {
         HttpResponse response = context.Response;
         response.StatusCode = failure.StatusCode;
+        response.Headers.Connection = "close";
         if (failure.StatusCode == 426)
         {
             response.Headers["Sec-WebSocket-Version"] = "13";
