@@ -281,6 +281,12 @@ public sealed class WebSocketChannel : IDisposable
                     }
                 }
 
+                if (status == OperationStatus.InvalidData)
+                {
+                    // Nothing after a violation is decoded: drop it, so the drain sees the peer's answer at the front.
+                    consumed = buffer.End;
+                }
+
                 reader.AdvanceTo(consumed, buffer.End);
                 if (result.IsCanceled && _session.State != WebSocketSessionState.Closed)
                 {

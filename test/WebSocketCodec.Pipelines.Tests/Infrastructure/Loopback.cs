@@ -1,0 +1,105 @@
+using System.Buffers;
+using System.IO.Pipelines;
+
+namespace WebSocketCodec.Pipelines.Tests;
+
+/// <summary>
+/// An in-memory connection: the server side is an <see cref="IDuplexPipe"/> for a <see cref="WebSocketChannel"/>; the
+/// test plays the peer with raw bytes (or gives the other side to a second channel).
+/// </summary>
+public sealed class Loopback
+{
+    private readonly Pipe _toServer = new(new PipeOptions(pauseWriterThreshold: 0, useSynchronizationContext: false));
+    private readonly Pipe _toClient = new(new PipeOptions(pauseWriterThreshold: 0, useSynchronizationContext: false));
+
+    public Loopback()
+    {
+        Server = new Duplex(_toServer.Reader, _toClient.Writer);
+        Client = new Duplex(_toClient.Reader, _toServer.Writer);
+    }
+
+    /// <summary>The server's end.</summary>
+    public IDuplexPipe Server { get; }
+
+    /// <summary>The client's end.</summary>
+    public IDuplexPipe Client { get; }
+
+    public static CancellationToken Timeout(int seconds = 10) => new CancellationTokenSource(TimeSpan.FromSeconds(seconds)).Token;
+
+    /// <summary>Sends raw bytes to the server, flushed.</summary>
+    public async Task SendAsync(params byte[] bytes)
+    {
+        await _toServer.Writer.WriteAsync(bytes, Timeout());
+    }
+
+    /// <summary>Sends each byte in its own flush, so the server reads them one at a time.</summary>
+    public async Task SendByteByByteAsync(byte[] bytes)
+    {
+        foreach (byte b in bytes)
+        {
+            await _toServer.Writer.WriteAsync(new[] { b }, Timeout());
+        }
+    }
+
+    /// <summary>Closes the client's sending direction (a FIN).</summary>
+    public Task FinAsync() => _toServer.Writer.CompleteAsync().AsTask();
+
+    /// <summary>Reads what the server sent until it closes its output.</summary>
+    public async Task<byte[]> ReadToEndAsync(int seconds = 10)
+    {
+        var received = new ArrayBufferWriter<byte>();
+        CancellationToken timeout = Timeout(seconds);
+        while (true)
+        {
+            ReadResult result = await _toClient.Reader.ReadAsync(timeout);
+            foreach (ReadOnlyMemory<byte> segment in result.Buffer)
+            {
+                received.Write(segment.Span);
+            }
+
+            _toClient.Reader.AdvanceTo(result.Buffer.End);
+            if (result.IsCompleted)
+            {
+                return received.WrittenSpan.ToArray();
+            }
+        }
+    }
+
+    /// <summary>Reads at least <paramref name="count"/> bytes the server sent.</summary>
+    public async Task<byte[]> ReadAsync(int count, int seconds = 10)
+    {
+        CancellationToken timeout = Timeout(seconds);
+        while (true)
+        {
+            ReadResult result = await _toClient.Reader.ReadAsync(timeout);
+            if (result.Buffer.Length >= count || result.IsCompleted)
+            {
+                byte[] bytes = result.Buffer.ToArray();
+                _toClient.Reader.AdvanceTo(result.Buffer.End);
+                return bytes;
+            }
+
+            _toClient.Reader.AdvanceTo(result.Buffer.Start, result.Buffer.End);
+        }
+    }
+
+    /// <summary>Whether the server has closed its output, without waiting.</summary>
+    public bool ServerOutputCompleted()
+    {
+        if (_toClient.Reader.TryRead(out ReadResult result))
+        {
+            bool completed = result.IsCompleted;
+            _toClient.Reader.AdvanceTo(result.Buffer.Start, result.Buffer.End);
+            return completed;
+        }
+
+        return false;
+    }
+
+    private sealed class Duplex(PipeReader input, PipeWriter output) : IDuplexPipe
+    {
+        public PipeReader Input { get; } = input;
+
+        public PipeWriter Output { get; } = output;
+    }
+}

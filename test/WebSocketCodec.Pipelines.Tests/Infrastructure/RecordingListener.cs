@@ -1,0 +1,22 @@
+namespace WebSocketCodec.Pipelines.Tests;
+
+/// <summary>Records every frame and the close.</summary>
+public sealed class RecordingListener : IWebSocketFrameListener
+{
+    private readonly TaskCompletionSource<WebSocketCloseInfo> _closed = new(TaskCreationOptions.RunContinuationsAsynchronously);
+
+    public List<(WebSocketOpcode Opcode, bool Fin, byte[] Payload)> Frames { get; } = [];
+
+    public Action<WebSocketOpcode, bool, byte[]>? OnEach { get; set; }
+
+    public Task<WebSocketCloseInfo> Closed => _closed.Task;
+
+    public void OnFrame(WebSocketOpcode opcode, bool fin, int rsv, Span<byte> payload)
+    {
+        byte[] copy = payload.ToArray();
+        Frames.Add((opcode, fin, copy));
+        OnEach?.Invoke(opcode, fin, copy);
+    }
+
+    public void OnClose(WebSocketCloseInfo info) => _closed.TrySetResult(info);
+}
