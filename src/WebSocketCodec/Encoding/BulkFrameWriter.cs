@@ -35,7 +35,7 @@ public ref struct BulkFrameWriter
     public readonly long BytesWritten => _committed + _batch.BytesWritten;
 
     /// <summary>Appends a frame, copying <paramref name="payload"/> (masked, for a client).</summary>
-    public void Add(WebSocketOpcode opcode, ReadOnlySpan<byte> payload, bool fin = true, int rsv = 0)
+    public void Add(WebSocketOpcode opcode, scoped ReadOnlySpan<byte> payload, bool fin = true, int rsv = 0)
     {
         if (!_batch.TryAdd(opcode, payload, fin, rsv))
         {

@@ -41,7 +41,7 @@ public ref struct FrameBatch
     /// changed).</summary>
     /// <returns><see langword="false"/>, with nothing written, when the frame does not fit.</returns>
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
-    public bool TryAdd(WebSocketOpcode opcode, ReadOnlySpan<byte> payload, bool fin = true, int rsv = 0)
+    public bool TryAdd(WebSocketOpcode opcode, scoped ReadOnlySpan<byte> payload, bool fin = true, int rsv = 0)
     {
         if (_encoder.GetFrameLength(payload.Length) > _buffer.Length - _written)
         {
