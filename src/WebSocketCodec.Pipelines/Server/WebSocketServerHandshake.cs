@@ -114,13 +114,17 @@ public static class WebSocketServerHandshake
         }
     }
 
-    /// <summary>Refuses a handshake with <paramref name="failure"/>'s status, then drains the input briefly.</summary>
+    /// <summary>Refuses a handshake with <paramref name="failure"/>'s status, completes the output, then drains the
+    /// input briefly. Nothing may be written to the transport afterwards.</summary>
     public static async Task<WebSocketAcceptResult> RefuseAsync(
         IDuplexPipe transport, string? target, HandshakeFailure failure, CancellationToken cancellationToken = default)
     {
         ArgumentNullException.ThrowIfNull(transport);
         Http1Handshake.WriteRejection(transport.Output, failure);
         await transport.Output.FlushAsync(cancellationToken).ConfigureAwait(false);
+        // Half-close (the response says Connection: close), then read until the client's FIN, so unread input
+        // never turns our close into a reset that could erase the response.
+        await transport.Output.CompleteAsync().ConfigureAwait(false);
         await DrainAsync(transport.Input, TimeSpan.FromSeconds(1), 64 * 1024).ConfigureAwait(false);
         return new WebSocketAcceptResult(null, target, null, failure);
     }

@@ -1,0 +1,56 @@
+using System.Net;
+using Microsoft.AspNetCore.Builder;
+using Microsoft.AspNetCore.Hosting;
+using Microsoft.AspNetCore.Hosting.Server;
+using Microsoft.AspNetCore.Hosting.Server.Features;
+using Microsoft.AspNetCore.Server.Kestrel.Core;
+using Microsoft.Extensions.DependencyInjection;
+using Microsoft.Extensions.Logging;
+using WebSocketCodec.Samples.EchoServer;
+
+namespace WebSocketCodec.AspNetCore.Tests;
+
+/// <summary>A Kestrel server on a free loopback port, configured by the test.</summary>
+public sealed class KestrelHost : IAsyncDisposable
+{
+    private KestrelHost(WebApplication app, Uri baseUrl)
+    {
+        App = app;
+        BaseUrl = baseUrl;
+    }
+
+    public WebApplication App { get; }
+
+    public Uri BaseUrl { get; }
+
+    public IPEndPoint EndPoint => new(IPAddress.Loopback, BaseUrl.Port);
+
+    public Uri WebSocketUrl(string path) => new($"{(BaseUrl.Scheme == "https" ? "wss" : "ws")}://{BaseUrl.Authority}{path}");
+
+    public static async Task<KestrelHost> StartAsync(Action<WebApplication>? map = null, Action<ListenOptions>? listen = null, bool tls = false)
+    {
+        var builder = WebApplication.CreateSlimBuilder();
+        builder.Logging.ClearProviders();
+        builder.WebHost.ConfigureKestrel(kestrel => kestrel.Listen(IPAddress.Loopback, 0, options =>
+        {
+            options.Protocols = HttpProtocols.Http1;
+            if (tls)
+            {
+                options.UseHttps(SelfSignedCertificate.Create());
+            }
+
+            listen?.Invoke(options);
+        }));
+        WebApplication app = builder.Build();
+        map?.Invoke(app);
+        await app.StartAsync();
+        string address = app.Services.GetRequiredService<IServer>().Features.Get<IServerAddressesFeature>()!.Addresses.First();
+        return new KestrelHost(app, new Uri(address));
+    }
+
+    public async ValueTask DisposeAsync()
+    {
+        await App.StopAsync();
+        await App.DisposeAsync();
+    }
+}
