@@ -1,0 +1,122 @@
+using System.Net.Security;
+using System.Net.WebSockets;
+using System.Text;
+using WebSocketCodec.Pipelines;
+using WebSocketCodec.Samples.EchoServer;
+
+namespace WebSocketCodec.AspNetCore.Tests;
+
+/// <summary>
+/// Loopback interop on the demo server, every length boundary, text and binary: our client and .NET's
+/// <see cref="ClientWebSocket"/> against our server (cleartext and TLS), and our client against ASP.NET Core's own
+/// websockets (<c>--codec builtin</c>).
+/// </summary>
+public sealed class LoopbackInteropTests
+{
+    public static readonly int[] Lengths = [0, 1, 125, 126, 127, 65_535, 65_536, 70_000];
+
+    private static readonly WebSocketClientOptions TrustingClient = new()
+    {
+        Tls = new SslClientAuthenticationOptions { RemoteCertificateValidationCallback = (_, _, _, _) => true },
+    };
+
+    [Theory]
+    [InlineData("ours", false)]
+    [InlineData("ours", true)]
+    [InlineData("builtin", false)]
+    [InlineData("builtin", true)]
+    public async Task OurClientGetsEveryMessageBack(string codec, bool tls)
+    {
+        await using EchoServerHost server = await EchoServerHost.StartAsync(new EchoServerOptions { Port = 0, Codec = codec, Tls = tls });
+        await using MessageWebSocket socket = await WebSocketClient.ConnectMessagesAsync(server.Url, TrustingClient);
+        foreach (int length in Lengths)
+        {
+            byte[] binary = new byte[length];
+            new Random(length).NextBytes(binary);
+            string text = string.Concat(Enumerable.Repeat("κόσμε Grüße ", length / 12 + 1))[..(length / 2)];
+            await socket.SendAsync(binary, WebSocketMessageType.Binary);
+            await socket.SendTextAsync(text);
+            using (WebSocketMessage? echo = await socket.ReceiveAsync(RawHttp.Timeout()))
+            {
+                Assert.Equal(WebSocketMessageType.Binary, echo!.Type);
+                Assert.Equal(binary, echo.Payload.ToArray());
+            }
+
+            using (WebSocketMessage? echo = await socket.ReceiveAsync(RawHttp.Timeout()))
+            {
+                Assert.Equal(WebSocketMessageType.Text, echo!.Type);
+                Assert.Equal(text, echo.GetText());
+            }
+        }
+
+        // Fragmented sends are joined by the server and come back whole.
+        await socket.SendFragmentAsync("frag"u8.ToArray(), WebSocketMessageType.Text, first: true, endOfMessage: false);
+        await socket.SendFragmentAsync("ments"u8.ToArray(), WebSocketMessageType.Text, first: false, endOfMessage: true);
+        using (WebSocketMessage? joined = await socket.ReceiveAsync(RawHttp.Timeout()))
+        {
+            Assert.Equal("fragments", joined!.GetText());
+        }
+
+        WebSocketCloseInfo info = await socket.CloseAsync(4000, "bye", RawHttp.Timeout());
+        Assert.True(info.IsClean);
+        Assert.Equal((ushort)4000, info.ReceivedStatus);
+    }
+
+    [Theory]
+    [InlineData(false)]
+    [InlineData(true)]
+    public async Task ClientWebSocketGetsEveryMessageBack(bool tls)
+    {
+        await using EchoServerHost server = await EchoServerHost.StartAsync(new EchoServerOptions { Port = 0, Tls = tls });
+        using var client = new ClientWebSocket();
+        client.Options.RemoteCertificateValidationCallback = (_, _, _, _) => true;
+        await client.ConnectAsync(server.Url, RawHttp.Timeout());
+        await EchoEveryLengthAsync(client);
+        await client.CloseAsync(WebSocketCloseStatus.NormalClosure, "done", RawHttp.Timeout());
+        Assert.Equal(WebSocketCloseStatus.NormalClosure, client.CloseStatus);
+    }
+
+    [Fact]
+    public async Task CodeWrittenForClientWebSocketRunsOnOurAdapter()
+    {
+        await using EchoServerHost server = await EchoServerHost.StartAsync(new EchoServerOptions { Port = 0, Codec = "builtin" });
+        using WebSocket client = new PipeWebSocket(await WebSocketClient.ConnectAsync(server.Url));
+        await EchoEveryLengthAsync(client);
+        await client.CloseAsync(WebSocketCloseStatus.NormalClosure, "done", RawHttp.Timeout());
+        Assert.Equal(WebSocketState.Closed, client.State);
+        Assert.Equal(WebSocketCloseStatus.NormalClosure, client.CloseStatus);
+    }
+
+    /// <summary>The same code for any <see cref="WebSocket"/>: send each length as binary and text, read it back.</summary>
+    private static async Task EchoEveryLengthAsync(WebSocket client)
+    {
+        foreach (int length in Lengths)
+        {
+            foreach (var type in new[] { WebSocketMessageType.Binary, WebSocketMessageType.Text })
+            {
+                byte[] message = type == WebSocketMessageType.Text
+                    ? Encoding.UTF8.GetBytes(new string('é', length / 2))
+                    : RandomBytes(length);
+                await client.SendAsync(message, type, true, RawHttp.Timeout());
+                var data = new MemoryStream();
+                byte[] buffer = new byte[8 * 1024];
+                WebSocketReceiveResult result;
+                do
+                {
+                    result = await client.ReceiveAsync(buffer, RawHttp.Timeout());
+                    data.Write(buffer, 0, result.Count);
+                }
+                while (!result.EndOfMessage);
+                Assert.Equal(type, result.MessageType);
+                Assert.Equal(message, data.ToArray());
+            }
+        }
+    }
+
+    private static byte[] RandomBytes(int length)
+    {
+        byte[] bytes = new byte[length];
+        new Random(length).NextBytes(bytes);
+        return bytes;
+    }
+}
