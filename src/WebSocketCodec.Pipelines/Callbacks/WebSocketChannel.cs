@@ -45,7 +45,9 @@ public sealed class WebSocketChannel : IDisposable
     {
         ArgumentNullException.ThrowIfNull(transport);
         _transport = transport;
-        _session = new WebSocketSession(role, options);
+        // Every call into the session happens under the write lock, so it writes its control frames straight into
+        // the output, in order with the application's frames.
+        _session = new WebSocketSession(role, options) { Output = transport.Output };
         _time = _session.Options.TimeProvider ?? TimeProvider.System;
         Subprotocol = subprotocol;
         Sender = new WebSocketFrameSender(this, transport.Output, _session.Encoder);

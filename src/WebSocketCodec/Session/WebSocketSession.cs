@@ -73,6 +73,16 @@ public sealed class WebSocketSession : IDisposable
     /// <summary>The reason text of the peer's Close.</summary>
     public string? ReceivedCloseReason { get; private set; }
 
+    /// <summary>
+    /// Where the session writes its control frames (Pongs, Close, keep-alive Pings). Null (the default) keeps them in
+    /// <see cref="PendingOutput"/> for the driver to copy. A driver that serializes every call into the session with
+    /// its other writes (under one lock) sets its output here: control frames then keep their order among the
+    /// application's frames, e.g. a Pong for a Ping that arrived mid-message goes out before that message's echo.
+    /// </summary>
+    public IBufferWriter<byte>? Output { get; set; }
+
+    private IBufferWriter<byte> ControlOutput => Output ?? _pending;
+
     /// <summary>Whether control frames wait to be written.</summary>
     public bool HasPendingOutput => _pending.WrittenCount > 0;
 
@@ -285,7 +295,7 @@ public sealed class WebSocketSession : IDisposable
         {
             Span<byte> payload = stackalloc byte[8];
             BinaryPrimitives.WriteInt64BigEndian(payload, ++_pingCounter);
-            _encoder.Write(_pending, WebSocketOpcode.Ping, payload);
+            _encoder.Write(ControlOutput, WebSocketOpcode.Ping, payload);
             _lastPing = now;
             _pingOutstanding = _options.KeepAliveTimeout > TimeSpan.Zero;
             return SessionTimerResult.PingQueued;
@@ -312,7 +322,7 @@ public sealed class WebSocketSession : IDisposable
             case WebSocketOpcode.Ping:
                 if (State == WebSocketSessionState.Open)
                 {
-                    _encoder.Write(_pending, WebSocketOpcode.Pong, payload);
+                    _encoder.Write(ControlOutput, WebSocketOpcode.Pong, payload);
                 }
 
                 break;
@@ -349,7 +359,7 @@ public sealed class WebSocketSession : IDisposable
 
     private void QueueClose(ushort status, ReadOnlySpan<byte> payload)
     {
-        _encoder.Write(_pending, WebSocketOpcode.Close, payload);
+        _encoder.Write(ControlOutput, WebSocketOpcode.Close, payload);
         SentCloseStatus = status;
         _closeSentAt = _time.GetTimestamp();
         State = WebSocketSessionState.CloseSent;

@@ -1,0 +1,149 @@
+using System.Buffers;
+using System.Net.Security;
+using System.Net.Sockets;
+using System.Text;
+using WebSocketCodec.Samples.EchoServer;
+
+namespace WebSocketCodec.AspNetCore.Tests;
+
+/// <summary>
+/// A hand-driven websocket client over a socket (or TLS): sends any bytes, including what a correct client never
+/// would, and reads the server's frames until its TCP close.
+/// </summary>
+public sealed class RawWebSocket : IAsyncDisposable
+{
+    private static readonly FrameEncoder Encoder = new(WebSocketRole.Client);
+    private readonly Socket _socket;
+    private readonly Stream _stream;
+    private readonly List<byte> _pending = [];
+
+    private RawWebSocket(Socket socket, Stream stream)
+    {
+        _socket = socket;
+        _stream = stream;
+    }
+
+    /// <summary>Connects and completes the opening handshake (asserting 101).</summary>
+    public static async Task<RawWebSocket> OpenAsync(EchoServerHost server)
+    {
+        Socket socket = await RawHttp.ConnectAsync(server.EndPoint);
+        Stream stream = new NetworkStream(socket, ownsSocket: false);
+        if (server.BaseUrl.Scheme == "https")
+        {
+            var tls = new SslStream(stream, false);
+            await tls.AuthenticateAsClientAsync(new SslClientAuthenticationOptions { TargetHost = "localhost", RemoteCertificateValidationCallback = (_, _, _, _) => true }, RawHttp.Timeout());
+            stream = tls;
+        }
+
+        var raw = new RawWebSocket(socket, stream);
+        await raw.SendAsync(Encoding.ASCII.GetBytes(RawHttp.Upgrade(EchoServerHost.EchoPath)));
+        string head = await raw.ReadHeadAsync();
+        Assert.StartsWith("HTTP/1.1 101 ", head);
+        return raw;
+    }
+
+    public static byte[] Frame(WebSocketOpcode opcode, ReadOnlySpan<byte> payload, bool fin = true)
+    {
+        var writer = new ArrayBufferWriter<byte>();
+        Encoder.Write(writer, opcode, payload, fin);
+        return writer.WrittenSpan.ToArray();
+    }
+
+    /// <summary>A masked frame with any first byte (reserved opcodes, RSV bits, fragmented control frames).</summary>
+    public static byte[] RawFrame(byte first, ReadOnlySpan<byte> payload)
+    {
+        byte[] frame = Frame(WebSocketOpcode.Binary, payload);
+        frame[0] = first;
+        return frame;
+    }
+
+    public static byte[] Close(ushort status, string reason = "")
+    {
+        byte[] payload = [(byte)(status >> 8), (byte)status, .. Encoding.UTF8.GetBytes(reason)];
+        return Frame(WebSocketOpcode.Close, payload);
+    }
+
+    public async Task SendAsync(params byte[] bytes)
+    {
+        await _stream.WriteAsync(bytes, RawHttp.Timeout());
+        await _stream.FlushAsync(RawHttp.Timeout());
+    }
+
+    /// <summary>Reads the next whole frame from the server.</summary>
+    public async Task<(WebSocketOpcode Opcode, bool Fin, byte[] Payload)?> ReadFrameAsync()
+    {
+        var decoder = new FrameDecoder(WebSocketRole.Client, new FrameDecoderOptions { ValidateUtf8 = false, MaxFramePayloadLength = 64 << 20, MaxMessagePayloadLength = 64 << 20 });
+        while (true)
+        {
+            byte[] buffered = [.. _pending];
+            if (buffered.Length > 0)
+            {
+                var status = decoder.ReadFrame(buffered, out FrameHeader header, out Span<byte> payload, out _);
+                Assert.NotEqual(OperationStatus.InvalidData, status);
+                if (status == OperationStatus.Done)
+                {
+                    _pending.RemoveRange(0, (int)header.FrameLength);
+                    return (header.Opcode, header.Fin, payload.ToArray());
+                }
+            }
+
+            byte[] chunk = new byte[64 * 1024];
+            int read = await _stream.ReadAsync(chunk, RawHttp.Timeout());
+            if (read == 0)
+            {
+                Assert.Empty(_pending); // no partial frame before the close
+                return null;
+            }
+
+            _pending.AddRange(chunk.AsSpan(0, read));
+        }
+    }
+
+    /// <summary>Reads frames until the server's Close, asserts the TCP close follows, and returns the Close's status
+    /// (1005 for an empty Close) with the frames before it.</summary>
+    public async Task<(int Status, List<(WebSocketOpcode Opcode, bool Fin, byte[] Payload)> Before)> ReadUntilCloseAsync(bool answer = true)
+    {
+        var before = new List<(WebSocketOpcode, bool, byte[])>();
+        while (true)
+        {
+            var frame = await ReadFrameAsync();
+            Assert.True(frame is not null, "The connection closed without a Close frame.");
+            if (frame.Value.Opcode == WebSocketOpcode.Close)
+            {
+                int status = frame.Value.Payload.Length >= 2 ? (frame.Value.Payload[0] << 8) | frame.Value.Payload[1] : 1005;
+                if (answer)
+                {
+                    await SendAsync(Close((ushort)(status == 1005 ? 1000 : status)));
+                }
+
+                Assert.Null(await ReadFrameAsync()); // then the server closes the TCP connection
+                return (status, before);
+            }
+
+            before.Add(frame.Value);
+        }
+    }
+
+    private async Task<string> ReadHeadAsync()
+    {
+        var head = new List<byte>();
+        byte[] one = new byte[1];
+        while (!(head.Count >= 4 && head[^4] == '\r' && head[^3] == '\n' && head[^2] == '\r' && head[^1] == '\n'))
+        {
+            if (await _stream.ReadAsync(one, RawHttp.Timeout()) == 0)
+            {
+                break;
+            }
+
+            head.Add(one[0]);
+        }
+
+        return Encoding.ASCII.GetString([.. head]);
+    }
+
+    public async ValueTask DisposeAsync()
+    {
+        await _stream.DisposeAsync();
+        _socket.Dispose();
+    }
+}
