@@ -6,7 +6,7 @@ var port = new Option<int>("--port") { DefaultValueFactory = _ => 8080, Descript
 var tls = new Option<bool>("--tls") { Description = "Serve wss:// and https:// with a self-signed certificate made at start." };
 var codec = new Option<string>("--codec") { DefaultValueFactory = _ => "ours", Description = "ours (WebSocketCodec) or builtin (ASP.NET Core's WebSockets)." };
 codec.AcceptOnlyFromAmong("ours", "builtin");
-var root = new RootCommand("WebSocketCodec echo server: echoes every websocket message sent to /echo; / serves a page that uses it.")
+var root = new RootCommand("WebSocketCodec echo server: echoes every websocket message sent to /echo; / serves a page that uses it (open it in a browser).")
 {
     host, port, tls, codec,
 };
@@ -21,7 +21,6 @@ root.SetAction(async (parseResult, cancellation) =>
     };
     await using EchoServerHost server = await EchoServerHost.StartAsync(options, cancellation);
     Console.WriteLine($"listening on {server.Url}");
-    Console.WriteLine($"open {server.BaseUrl} in a browser to try it");
     await server.WaitForShutdownAsync(cancellation); // Ctrl+C and SIGTERM stop the host
     Console.WriteLine("stopped");
     return 0;

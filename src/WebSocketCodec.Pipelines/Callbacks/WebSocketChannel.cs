@@ -173,9 +173,21 @@ public sealed class WebSocketChannel : IDisposable
     /// <summary>Ends the websocket at once, without a close handshake.</summary>
     public void Abort()
     {
+        if (_completion.Task.IsCompleted)
+        {
+            return;
+        }
+
         _aborted = true;
-        _transport.Input.CancelPendingRead();
-        _transport.Output.CancelPendingFlush();
+        try
+        {
+            _transport.Input.CancelPendingRead();
+            _transport.Output.CancelPendingFlush();
+        }
+        catch (Exception error) when (error is InvalidOperationException or ObjectDisposedException)
+        {
+            // The loop completed the transport in between: nothing left to abort.
+        }
     }
 
     /// <summary>Aborts the websocket if it runs; returns its buffers if it never ran.</summary>
