@@ -9,11 +9,15 @@ namespace WebSocketCodec.Pipelines.Tests;
 /// </summary>
 public sealed class Loopback
 {
-    private readonly Pipe _toServer = new(new PipeOptions(pauseWriterThreshold: 0, useSynchronizationContext: false));
-    private readonly Pipe _toClient = new(new PipeOptions(pauseWriterThreshold: 0, useSynchronizationContext: false));
+    private readonly Pipe _toServer;
+    private readonly Pipe _toClient;
 
-    public Loopback()
+    /// <summary>Creates the connection; with a pause threshold the writers wait for the readers, as sockets do.</summary>
+    public Loopback(long pauseWriterThreshold = 0, MemoryPool<byte>? pool = null)
     {
+        var options = new PipeOptions(pool, pauseWriterThreshold: pauseWriterThreshold, resumeWriterThreshold: pauseWriterThreshold / 2, useSynchronizationContext: false);
+        _toServer = new Pipe(options);
+        _toClient = new Pipe(options);
         Server = new Duplex(_toServer.Reader, _toClient.Writer);
         Client = new Duplex(_toClient.Reader, _toServer.Writer);
     }
@@ -31,6 +35,10 @@ public sealed class Loopback
     {
         await _toServer.Writer.WriteAsync(bytes, Timeout());
     }
+
+    /// <summary>Sends raw bytes to the server, flushed, with the caller's token.</summary>
+    public async Task SendAsync(ReadOnlyMemory<byte> bytes, CancellationToken cancellationToken) =>
+        await _toServer.Writer.WriteAsync(bytes, cancellationToken);
 
     /// <summary>Sends each byte in its own flush, so the server reads them one at a time.</summary>
     public async Task SendByteByByteAsync(byte[] bytes)
@@ -61,6 +69,23 @@ public sealed class Loopback
             if (result.IsCompleted)
             {
                 return received.WrittenSpan.ToArray();
+            }
+        }
+    }
+
+    /// <summary>Reads and discards what the server sends until it closes its output; returns the byte count.</summary>
+    public async Task<long> DiscardToEndAsync(int seconds = 60)
+    {
+        long total = 0;
+        CancellationToken timeout = Timeout(seconds);
+        while (true)
+        {
+            ReadResult result = await _toClient.Reader.ReadAsync(timeout);
+            total += result.Buffer.Length;
+            _toClient.Reader.AdvanceTo(result.Buffer.End);
+            if (result.IsCompleted)
+            {
+                return total;
             }
         }
     }

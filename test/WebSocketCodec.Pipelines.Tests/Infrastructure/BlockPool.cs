@@ -1,0 +1,36 @@
+using System.Buffers;
+using System.Collections.Concurrent;
+
+namespace WebSocketCodec.Pipelines.Tests;
+
+/// <summary>
+/// A memory pool that reuses its blocks and their owner objects, like Kestrel's block pool (the default
+/// <see cref="MemoryPool{T}.Shared"/> allocates an owner per rent), so allocation tests measure our code only.
+/// </summary>
+public sealed class BlockPool : MemoryPool<byte>
+{
+    private const int BlockSize = 4096;
+    private readonly ConcurrentQueue<Block> _free = new();
+
+    public override int MaxBufferSize => BlockSize;
+
+    public override IMemoryOwner<byte> Rent(int minBufferSize = -1)
+    {
+        ArgumentOutOfRangeException.ThrowIfGreaterThan(minBufferSize, BlockSize);
+
+        return _free.TryDequeue(out Block? block) ? block : new Block(this);
+    }
+
+    protected override void Dispose(bool disposing)
+    {
+    }
+
+    private sealed class Block(BlockPool pool) : IMemoryOwner<byte>
+    {
+        private readonly byte[] _array = GC.AllocateUninitializedArray<byte>(BlockSize, pinned: true);
+
+        public Memory<byte> Memory => _array;
+
+        public void Dispose() => pool._free.Enqueue(this);
+    }
+}
