@@ -55,15 +55,19 @@ internal sealed partial class WebSocketEndpointHandler(
         try
         {
             LogAccepted(logger, request.Path, subprotocol);
-            await application(context, channel).ConfigureAwait(false);
-            if (!channel.Completion.IsCompleted)
+            try
             {
-                // The application returned with the websocket open: close it properly before Kestrel does.
-                await channel.CloseAsync().ConfigureAwait(false);
-                await channel.Completion.ConfigureAwait(false);
+                await application(context, channel).ConfigureAwait(false);
+            }
+            catch (Exception error) when (!channel.Completion.IsCompleted)
+            {
+                LogFailed(logger, request.Path, error);
+                await channel.CloseAndWaitAsync((ushort)CloseStatus.InternalError, "internal error").ConfigureAwait(false);
+                throw;
             }
 
-            WebSocketCloseInfo info = await channel.Completion.ConfigureAwait(false);
+            // The application may return with the websocket open: close it properly before Kestrel closes the connection.
+            WebSocketCloseInfo info = await channel.CloseAndWaitAsync().ConfigureAwait(false);
             LogClosed(logger, request.Path, info.Status, info.Violation, info.Timeout, info.Error);
         }
         finally
@@ -96,6 +100,9 @@ internal sealed partial class WebSocketEndpointHandler(
 
     [LoggerMessage(Level = LogLevel.Debug, Message = "WebSocket at {Path} open (subprotocol {Subprotocol})")]
     private static partial void LogAccepted(ILogger logger, PathString path, string? subprotocol);
+
+    [LoggerMessage(Level = LogLevel.Error, Message = "WebSocket application at {Path} failed")]
+    private static partial void LogFailed(ILogger logger, PathString path, Exception error);
 
     [LoggerMessage(Level = LogLevel.Debug, Message = "WebSocket at {Path} ended: status {Status}, violation {Violation}, timeout {Timeout}")]
     private static partial void LogClosed(ILogger logger, PathString path, ushort status, ProtocolViolation violation, SessionTimerResult? timeout, Exception? error);

@@ -52,12 +52,17 @@ public static class WebSocketListenOptionsExtensions
                 registry.Add(channel);
                 try
                 {
-                    await application(result, channel).ConfigureAwait(false);
-                    if (!channel.Completion.IsCompleted)
+                    try
                     {
-                        await channel.CloseAsync().ConfigureAwait(false);
-                        await channel.Completion.ConfigureAwait(false);
+                        await application(result, channel).ConfigureAwait(false);
                     }
+                    catch (Exception) when (!channel.Completion.IsCompleted)
+                    {
+                        await channel.CloseAndWaitAsync((ushort)CloseStatus.InternalError, "internal error").ConfigureAwait(false);
+                        throw;
+                    }
+
+                    await channel.CloseAndWaitAsync().ConfigureAwait(false);
                 }
                 finally
                 {

@@ -22,6 +22,8 @@ public sealed class EndpointTests : IAsyncLifetime
         _host = await KestrelHost.StartAsync(app =>
         {
             app.MapWebSocketCodec("/ws", (_, sender) => new WebSocketMessageListener(sender, Echo), options);
+            app.MapWebSocketCodec("/returns", (_, _) => Task.CompletedTask);
+            app.MapWebSocketCodec("/throws", Task (HttpContext _, WebSocketChannel _) => throw new InvalidOperationException("application bug"));
             app.MapWebSocketMessages("/rooms/{room}", async (context, socket) =>
             {
                 await socket.SendTextAsync($"room {context.GetRouteValue("room")} via {context.Request.Protocol}");
@@ -100,6 +102,18 @@ public sealed class EndpointTests : IAsyncLifetime
         using WebSocketMessage? echo = await socket.ReceiveAsync(RawHttp.Timeout());
         Assert.Equal("ping?", echo!.GetText());
         Assert.True((await socket.CloseAsync(1000, null, RawHttp.Timeout())).IsClean);
+    }
+
+    [Theory]
+    [InlineData("/returns", 1000)]
+    [InlineData("/throws", 1011)]
+    public async Task AnApplicationThatNeverRunsTheWebSocketStillClosesItProperly(string path, int status)
+    {
+        await using MessageWebSocket socket = await WebSocketClient.ConnectMessagesAsync(_host.WebSocketUrl(path));
+        Assert.Null(await socket.ReceiveAsync(RawHttp.Timeout()));
+        WebSocketCloseInfo info = await socket.Completion;
+        Assert.Equal((ushort)status, info.ReceivedStatus);
+        Assert.True(info.IsClean);
     }
 
     [Fact]

@@ -99,6 +99,47 @@ public sealed class MessageApiTests
     }
 
     [Fact]
+    public async Task AFullQueuePausesReadingYetCloseAndDisposeFinish()
+    {
+        var loop = new Loopback();
+        var pool = new CountingPool();
+        var server = new MessageWebSocket(new WebSocketChannel(loop.Server, WebSocketRole.Server, new() { Pool = pool }), pool, maxQueuedMessages: 2).Start();
+        for (int i = 0; i < 5; i++)
+        {
+            await loop.SendAsync(ClientFrames.Frame(WebSocketOpcode.Binary, [(byte)i]));
+            await Task.Delay(20);
+        }
+
+        // Reading paused after the queue filled: a Ping sent now is not answered yet.
+        await loop.SendAsync(ClientFrames.Frame(WebSocketOpcode.Ping, "p"u8));
+        await Task.Delay(100);
+        Assert.False(loop.ServerOutputCompleted());
+        using (WebSocketMessage? first = await server.ReceiveAsync(Loopback.Timeout()))
+        {
+            Assert.Equal([0], first!.Payload.ToArray());
+        }
+
+        // Closing releases the pause, so the peer's Close is read.
+        Task<WebSocketCloseInfo> closing = server.CloseAsync(1000, null, Loopback.Timeout());
+        await loop.SendAsync(ClientFrames.Close(1000));
+        Assert.True((await closing).IsClean);
+        await server.DisposeAsync();
+        Assert.Equal(0, pool.Outstanding);
+    }
+
+    [Fact]
+    public async Task DisposeWhileReadingIsPausedDoesNotHang()
+    {
+        var loop = new Loopback();
+        var pool = new CountingPool();
+        var server = new MessageWebSocket(new WebSocketChannel(loop.Server, WebSocketRole.Server, new() { Pool = pool }), pool, maxQueuedMessages: 1).Start();
+        await loop.SendAsync([.. ClientFrames.Frame(WebSocketOpcode.Binary, [1]), .. ClientFrames.Frame(WebSocketOpcode.Binary, [2])]);
+        await Task.Delay(50);
+        await server.DisposeAsync().AsTask().WaitAsync(Loopback.Timeout());
+        Assert.Equal(0, pool.Outstanding);
+    }
+
+    [Fact]
     public async Task TheWebSocketAdapterBehavesLikeClientWebSocket()
     {
         var loop = new Loopback();

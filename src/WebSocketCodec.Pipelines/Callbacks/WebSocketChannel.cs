@@ -33,6 +33,7 @@ public sealed class WebSocketChannel : IDisposable
     private volatile bool _aborted;
     private bool _outputClosed;
     private int _started;
+    private readonly CancellationTokenSource _abortSource = new();
     private Exception? _error;
 
     /// <summary>Creates the websocket for one end of an upgraded connection.</summary>
@@ -67,6 +68,9 @@ public sealed class WebSocketChannel : IDisposable
 
     /// <summary>Completes when the websocket has ended and the transport is closed.</summary>
     public Task<WebSocketCloseInfo> Completion => _completion.Task;
+
+    /// <summary>Whether the read loop was started (by <c>RunAsync</c>).</summary>
+    public bool IsStarted => Volatile.Read(ref _started) != 0;
 
     internal bool IsOnReadLoop => _loopThread == Environment.CurrentManagedThreadId;
 
@@ -170,6 +174,25 @@ public sealed class WebSocketChannel : IDisposable
         }
     }
 
+    /// <summary>Closes and waits until the websocket has ended: sends a Close (unless one was sent), runs the read loop
+    /// if the application never started it (data frames are then discarded), and waits for the peer's Close within the
+    /// close timeout.</summary>
+    public async Task<WebSocketCloseInfo> CloseAndWaitAsync(
+        ushort status = (ushort)CloseStatus.NormalClosure, string? reason = null, CancellationToken cancellationToken = default)
+    {
+        if (!IsStarted)
+        {
+            _ = RunAsync(DiscardingListener.Instance, CancellationToken.None);
+        }
+
+        if (!Completion.IsCompleted)
+        {
+            await CloseAsync(status, reason, cancellationToken).ConfigureAwait(false);
+        }
+
+        return await Completion.WaitAsync(cancellationToken).ConfigureAwait(false);
+    }
+
     /// <summary>Ends the websocket at once, without a close handshake.</summary>
     public void Abort()
     {
@@ -181,6 +204,7 @@ public sealed class WebSocketChannel : IDisposable
         _aborted = true;
         try
         {
+            _abortSource.Cancel();
             _transport.Input.CancelPendingRead();
             _transport.Output.CancelPendingFlush();
         }
@@ -351,7 +375,14 @@ public sealed class WebSocketChannel : IDisposable
                 return; // the peer closed the transport without a Close: 1006
             }
 
-            await listener.OnReadCompleteAsync(default).ConfigureAwait(false);
+            try
+            {
+                await listener.OnReadCompleteAsync(_abortSource.Token).ConfigureAwait(false);
+            }
+            catch (OperationCanceledException) when (_aborted)
+            {
+                return;
+            }
         }
     }
 
@@ -498,6 +529,15 @@ public sealed class WebSocketChannel : IDisposable
             {
                 activity.SetStatus(ActivityStatusCode.Error, info.Error.Message);
             }
+        }
+    }
+
+    private sealed class DiscardingListener : IWebSocketFrameListener
+    {
+        public static readonly DiscardingListener Instance = new();
+
+        public void OnFrame(WebSocketOpcode opcode, bool fin, int rsv, Span<byte> payload)
+        {
         }
     }
 

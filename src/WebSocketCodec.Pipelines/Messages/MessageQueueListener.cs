@@ -13,7 +13,7 @@ internal sealed class MessageQueueListener : IWebSocketFrameListener, IDisposabl
     private readonly Channel<WebSocketMessage> _queue = Channel.CreateUnbounded<WebSocketMessage>(
         new UnboundedChannelOptions { SingleReader = false, SingleWriter = true });
 
-    private readonly int _capacity;
+    private int _capacity;
     private int _queued;
     private TaskCompletionSource? _room;
 
@@ -58,7 +58,7 @@ internal sealed class MessageQueueListener : IWebSocketFrameListener, IDisposabl
 
     public ValueTask OnReadCompleteAsync(CancellationToken cancellationToken)
     {
-        if (Volatile.Read(ref _queued) < _capacity)
+        if (Volatile.Read(ref _queued) < Volatile.Read(ref _capacity))
         {
             return default;
         }
@@ -71,6 +71,13 @@ internal sealed class MessageQueueListener : IWebSocketFrameListener, IDisposabl
         }
 
         return new ValueTask(room.Task.WaitAsync(cancellationToken));
+    }
+
+    /// <summary>Stops pausing the read loop (the application is closing and will not drain the queue).</summary>
+    public void ReleasePause()
+    {
+        Volatile.Write(ref _capacity, int.MaxValue);
+        Interlocked.Exchange(ref _room, null)?.TrySetResult();
     }
 
     public void OnClose(WebSocketCloseInfo info)

@@ -83,6 +83,7 @@ public sealed class MessageWebSocket : IAsyncDisposable
         ushort status = (ushort)CloseStatus.NormalClosure, string? reason = null, CancellationToken cancellationToken = default)
     {
         Start(CancellationToken.None);
+        _listener.ReleasePause(); // the peer's Close must be read even if unreceived messages fill the queue
         if (!_channel.Completion.IsCompleted)
         {
             await _channel.CloseAsync(status, reason, cancellationToken).ConfigureAwait(false);
