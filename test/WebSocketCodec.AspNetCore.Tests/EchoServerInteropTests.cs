@@ -84,7 +84,7 @@ public sealed class EchoServerInteropTests : IAsyncLifetime
     {
         using var socket = await ConnectRawAsync();
         await socket.SendAsync(frame, Timeout());
-        byte[] response = await ReadToEndAsync(socket);
+        byte[] response = await RawHttp.ReadToEndAsync(socket);
 
         // FIN=1, Close(0x8), MASK=0, then the status code big-endian.
         Assert.True(response.Length >= 4, $"got {response.Length} bytes");
@@ -100,7 +100,7 @@ public sealed class EchoServerInteropTests : IAsyncLifetime
         // Handshake and a masked "hi" text frame (FIN=1, Text, MASK=1, key 0) then a Close 1000, in one send.
         byte[] request = [.. Encoding.ASCII.GetBytes(Request()), 0x81, 0x82, 0, 0, 0, 0, (byte)'h', (byte)'i', 0x88, 0x82, 0, 0, 0, 0, 0x03, 0xE8];
         await socket.SendAsync(request, Timeout());
-        byte[] response = await ReadToEndAsync(socket);
+        byte[] response = await RawHttp.ReadToEndAsync(socket);
         int body = response.AsSpan().IndexOf("\r\n\r\n"u8) + 4;
 
         Assert.StartsWith("HTTP/1.1 101", Encoding.ASCII.GetString(response));
@@ -118,7 +118,7 @@ public sealed class EchoServerInteropTests : IAsyncLifetime
         using var socket = new Socket(AddressFamily.InterNetwork, SocketType.Stream, ProtocolType.Tcp);
         await socket.ConnectAsync(_server.EndPoint, Timeout());
         await socket.SendAsync(Encoding.ASCII.GetBytes(request), Timeout());
-        string response = await ReadHeadAsync(socket);
+        string response = await RawHttp.ReadHeadAsync(socket);
         Assert.StartsWith($"HTTP/1.1 {status}", response);
     }
 
@@ -129,7 +129,7 @@ public sealed class EchoServerInteropTests : IAsyncLifetime
         await socket.ConnectAsync(_server.EndPoint, Timeout());
         string request = "GET /echo HTTP/1.1\r\nHost: x\r\nX-Filler: " + new string('a', 40_000) + "\r\n\r\n";
         await socket.SendAsync(Encoding.ASCII.GetBytes(request), Timeout());
-        string response = await ReadHeadAsync(socket);
+        string response = await RawHttp.ReadHeadAsync(socket);
         Assert.StartsWith("HTTP/1.1 431", response);
     }
 
@@ -139,7 +139,7 @@ public sealed class EchoServerInteropTests : IAsyncLifetime
         using var socket = new Socket(AddressFamily.InterNetwork, SocketType.Stream, ProtocolType.Tcp);
         await socket.ConnectAsync(_server.EndPoint, Timeout());
         await socket.SendAsync(Encoding.ASCII.GetBytes(Request()), Timeout());
-        string head = await ReadHeadAsync(socket);
+        string head = await RawHttp.ReadHeadAsync(socket);
         Assert.Contains("Sec-WebSocket-Accept: s3pPLMBiTxaQ9kYGzzhZRbK+xOo=\r\n", head, StringComparison.Ordinal);
     }
 
@@ -152,38 +152,8 @@ public sealed class EchoServerInteropTests : IAsyncLifetime
         var socket = new Socket(AddressFamily.InterNetwork, SocketType.Stream, ProtocolType.Tcp);
         await socket.ConnectAsync(_server.EndPoint, Timeout());
         await socket.SendAsync(Encoding.ASCII.GetBytes(Request()), Timeout());
-        await ReadHeadAsync(socket);
+        await RawHttp.ReadHeadAsync(socket);
         return socket;
-    }
-
-    private static async Task<string> ReadHeadAsync(Socket socket)
-    {
-        var head = new List<byte>();
-        byte[] one = new byte[1];
-        while (head.Count < 8192 && !Encoding.ASCII.GetString([.. head]).EndsWith("\r\n\r\n", StringComparison.Ordinal))
-        {
-            if (await socket.ReceiveAsync(one, Timeout()) == 0)
-            {
-                break;
-            }
-
-            head.Add(one[0]);
-        }
-
-        return Encoding.ASCII.GetString([.. head]);
-    }
-
-    private static async Task<byte[]> ReadToEndAsync(Socket socket)
-    {
-        var received = new MemoryStream();
-        byte[] buffer = new byte[4096];
-        int read;
-        while ((read = await socket.ReceiveAsync(buffer, Timeout())) > 0 && received.Length < 1 << 20)
-        {
-            received.Write(buffer, 0, read);
-        }
-
-        return received.ToArray();
     }
 
     private static async Task<(WebSocketMessageType Type, byte[] Data)> ReceiveMessageAsync(ClientWebSocket client)

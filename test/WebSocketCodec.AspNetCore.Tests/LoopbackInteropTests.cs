@@ -13,8 +13,6 @@ namespace WebSocketCodec.AspNetCore.Tests;
 /// </summary>
 public sealed class LoopbackInteropTests
 {
-    public static readonly int[] Lengths = [0, 1, 125, 126, 127, 65_535, 65_536, 70_000];
-
     private static readonly WebSocketClientOptions TrustingClient = new()
     {
         Tls = new SslClientAuthenticationOptions { RemoteCertificateValidationCallback = (_, _, _, _) => true },
@@ -29,25 +27,7 @@ public sealed class LoopbackInteropTests
     {
         await using EchoServerHost server = await EchoServerHost.StartAsync(new EchoServerOptions { Port = 0, Codec = codec, Tls = tls });
         await using MessageWebSocket socket = await WebSocketClient.ConnectMessagesAsync(server.Url, TrustingClient);
-        foreach (int length in Lengths)
-        {
-            byte[] binary = new byte[length];
-            new Random(length).NextBytes(binary);
-            string text = string.Concat(Enumerable.Repeat("κόσμε Grüße ", length / 12 + 1))[..(length / 2)];
-            await socket.SendAsync(binary, WebSocketMessageType.Binary);
-            await socket.SendTextAsync(text);
-            using (WebSocketMessage? echo = await socket.ReceiveAsync(RawHttp.Timeout()))
-            {
-                Assert.Equal(WebSocketMessageType.Binary, echo!.Type);
-                Assert.Equal(binary, echo.Payload.ToArray());
-            }
-
-            using (WebSocketMessage? echo = await socket.ReceiveAsync(RawHttp.Timeout()))
-            {
-                Assert.Equal(WebSocketMessageType.Text, echo!.Type);
-                Assert.Equal(text, echo.GetText());
-            }
-        }
+        await EchoRoundTrip.RunAsync(socket);
 
         // Fragmented sends are joined by the server and come back whole.
         await socket.SendFragmentAsync("frag"u8.ToArray(), WebSocketMessageType.Text, first: true, endOfMessage: false);
@@ -90,7 +70,7 @@ public sealed class LoopbackInteropTests
     /// <summary>The same code for any <see cref="WebSocket"/>: send each length as binary and text, read it back.</summary>
     private static async Task EchoEveryLengthAsync(WebSocket client)
     {
-        foreach (int length in Lengths)
+        foreach (int length in EchoRoundTrip.Lengths)
         {
             foreach (var type in new[] { WebSocketMessageType.Binary, WebSocketMessageType.Text })
             {

@@ -42,26 +42,7 @@ public sealed class NodeWsInteropTests(NodeFixture node, ITestOutputHelper outpu
         try
         {
             await using MessageWebSocket socket = await WebSocketClient.ConnectMessagesAsync(new Uri($"ws://127.0.0.1:{port}/"));
-            foreach (int size in Sizes.Split(',').Select(int.Parse))
-            {
-                byte[] binary = new byte[size];
-                new Random(size).NextBytes(binary);
-                string text = new('ж', size / 2);
-                await socket.SendAsync(binary, WebSocketMessageType.Binary);
-                await socket.SendTextAsync(text);
-                using (WebSocketMessage? echo = await socket.ReceiveAsync(RawHttp.Timeout()))
-                {
-                    Assert.Equal(WebSocketMessageType.Binary, echo!.Type);
-                    Assert.Equal(binary, echo.Payload.ToArray());
-                }
-
-                using (WebSocketMessage? echo = await socket.ReceiveAsync(RawHttp.Timeout()))
-                {
-                    Assert.Equal(WebSocketMessageType.Text, echo!.Type);
-                    Assert.Equal(text, echo.GetText());
-                }
-            }
-
+            await EchoRoundTrip.RunAsync(socket);
             WebSocketCloseInfo info = await socket.CloseAsync(1000, "bye", RawHttp.Timeout());
             Assert.True(info.IsClean, info.ToString());
             Assert.Equal((ushort)1000, info.ReceivedStatus);

@@ -178,8 +178,8 @@ public sealed class MessageApiTests
         await Assert.ThrowsAsync<WebSocketException>(() => client.SendAsync("late"u8.ToArray(), WebSocketMessageType.Text, true, default));
     }
 
-    [Fact]
-    public async Task KeepAlivePingsAndGivesUpOnAPeerThatNeverPongs()
+    /// <summary>A server with a 10 s keep-alive and a 5 s Pong timeout on a fake clock, advanced to its first Ping.</summary>
+    private static async Task<(FakeTimeProvider Time, Loopback Loop, Task<WebSocketCloseInfo> Run, (WebSocketOpcode Opcode, bool Fin, byte[] Payload) Ping)> StartAndAwaitTheFirstPingAsync()
     {
         var time = new FakeTimeProvider();
         var loop = new Loopback();
@@ -189,6 +189,13 @@ public sealed class MessageApiTests
         await Task.Delay(50);
         time.Advance(TimeSpan.FromSeconds(10));
         var ping = Assert.Single(ClientFrames.Decode(await loop.ReadAsync(2)));
+        return (time, loop, run, ping);
+    }
+
+    [Fact]
+    public async Task KeepAlivePingsAndGivesUpOnAPeerThatNeverPongs()
+    {
+        var (time, loop, run, ping) = await StartAndAwaitTheFirstPingAsync();
         Assert.Equal(WebSocketOpcode.Ping, ping.Opcode);
         Assert.False(run.IsCompleted);
 
@@ -202,14 +209,7 @@ public sealed class MessageApiTests
     [Fact]
     public async Task KeepAliveIsSatisfiedByThePong()
     {
-        var time = new FakeTimeProvider();
-        var loop = new Loopback();
-        var options = new WebSocketSessionOptions { TimeProvider = time, KeepAliveInterval = TimeSpan.FromSeconds(10), KeepAliveTimeout = TimeSpan.FromSeconds(5) };
-        var channel = new WebSocketChannel(loop.Server, WebSocketRole.Server, options);
-        Task<WebSocketCloseInfo> run = channel.RunAsync(new RecordingListener(), Loopback.Timeout());
-        await Task.Delay(50);
-        time.Advance(TimeSpan.FromSeconds(10));
-        var ping = Assert.Single(ClientFrames.Decode(await loop.ReadAsync(2)));
+        var (time, loop, run, ping) = await StartAndAwaitTheFirstPingAsync();
         await loop.SendAsync(ClientFrames.Frame(WebSocketOpcode.Pong, ping.Payload));
         await Task.Delay(50);
         time.Advance(TimeSpan.FromSeconds(6));

@@ -92,7 +92,7 @@ public static class WebSocketClient
         {
             ReadResult result = await pipe.Input.ReadAsync(cancellationToken).ConfigureAwait(false);
             ReadOnlySequence<byte> buffer = result.Buffer;
-            OperationStatus status = ParseHead(buffer, out HttpHead? head, out int headLength, out HttpHeadError error);
+            OperationStatus status = WebSocketServerHandshake.ParseHead(buffer, HttpHeadParser.DefaultMaxHeadLength, out HttpHead? head, out int headLength, out HttpHeadError error);
             if (status == OperationStatus.Done)
             {
                 pipe.Input.AdvanceTo(buffer.GetPosition(headLength)); // frames behind the head stay for the websocket
@@ -117,26 +117,6 @@ public static class WebSocketClient
             {
                 throw new WebSocketHandshakeException("The server closed the connection during the opening handshake.");
             }
-        }
-    }
-
-    internal static OperationStatus ParseHead(in ReadOnlySequence<byte> buffer, out HttpHead? head, out int headLength, out HttpHeadError error)
-    {
-        if (buffer.IsSingleSegment)
-        {
-            return HttpHeadParser.TryParse(buffer.FirstSpan, out head, out headLength, out error);
-        }
-
-        int length = (int)Math.Min(buffer.Length, HttpHeadParser.DefaultMaxHeadLength);
-        byte[] copy = ArrayPool<byte>.Shared.Rent(length);
-        try
-        {
-            buffer.Slice(0, length).CopyTo(copy);
-            return HttpHeadParser.TryParse(copy.AsSpan(0, length), out head, out headLength, out error);
-        }
-        finally
-        {
-            ArrayPool<byte>.Shared.Return(copy);
         }
     }
 

@@ -93,7 +93,8 @@ public static class WebSocketServerHandshake
         }
     }
 
-    private static OperationStatus ParseHead(
+    /// <summary>Parses a head at the start of a possibly multi-segment buffer.</summary>
+    internal static OperationStatus ParseHead(
         in ReadOnlySequence<byte> buffer, int maxHeadLength, out HttpHead? head, out int headLength, out HttpHeadError error)
     {
         if (buffer.IsSingleSegment)
