@@ -49,8 +49,10 @@ public sealed class AllocationTests
     [InlineData(WebSocketOpcode.Binary, 1000)]
     public async Task EchoingFramesAllocatesNothingPerFrame(WebSocketOpcode opcode, int length)
     {
-        var loop = new Loopback(pauseWriterThreshold: 256 * 1024, pool: new BlockPool());
-        var channel = new WebSocketChannel(loop.Server, WebSocketRole.Server);
+        // Blocks for both pipes at their pause thresholds, and a locked (not per-thread) pool for frames gathered across
+        // reads: the loop moves between threads, so a per-thread cache would refill now and then.
+        var loop = new Loopback(pauseWriterThreshold: 256 * 1024, pool: new BlockPool(preallocate: 1024));
+        var channel = new WebSocketChannel(loop.Server, WebSocketRole.Server, new WebSocketSessionOptions { Pool = System.Buffers.ArrayPool<byte>.Create() });
         MeasuringEcho? echo = null;
         Task<WebSocketCloseInfo> run = channel.RunAsync(sender => echo = new MeasuringEcho(sender), Loopback.Timeout(60));
         byte[] payload = new byte[length];

@@ -12,6 +12,15 @@ public sealed class BlockPool : MemoryPool<byte>
     private const int BlockSize = 4096;
     private readonly ConcurrentQueue<Block> _free = new();
 
+    /// <summary>Creates the pool with <paramref name="preallocate"/> blocks ready, so it need not grow while measured.</summary>
+    public BlockPool(int preallocate = 0)
+    {
+        for (int i = 0; i < preallocate; i++)
+        {
+            _free.Enqueue(new Block(this));
+        }
+    }
+
     public override int MaxBufferSize => BlockSize;
 
     public override IMemoryOwner<byte> Rent(int minBufferSize = -1)
