@@ -71,27 +71,6 @@ public sealed class EchoServerInteropTests : IAsyncLifetime
         Assert.Equal((WebSocketCloseStatus)4001, client.CloseStatus);
     }
 
-    [Theory]
-    [InlineData(new byte[] { 0x82, 0x02, 0x01, 0x02 }, 1002)] // FIN=1, Binary, MASK=0: unmasked from a client
-    [InlineData(new byte[] { 0x83, 0x80, 1, 2, 3, 4 }, 1002)] // reserved opcode 3
-    [InlineData(new byte[] { 0xC2, 0x80, 1, 2, 3, 4 }, 1002)] // RSV1 without an extension
-    [InlineData(new byte[] { 0x80, 0x80, 1, 2, 3, 4 }, 1002)] // continuation with nothing to continue
-    [InlineData(new byte[] { 0x88, 0x81, 0, 0, 0, 0, 0x03 }, 1002)] // Close with a 1-byte payload
-    [InlineData(new byte[] { 0x88, 0x82, 0, 0, 0, 0, 0x03, 0xED }, 1002)] // Close 1005 on the wire
-    [InlineData(new byte[] { 0x81, 0x82, 0, 0, 0, 0, 0xC0, 0x80 }, 1007)] // overlong UTF-8 in text
-    [InlineData(new byte[] { 0x82, 0xFF, 0, 0, 0, 0x01, 0, 0, 0, 0, 1, 2, 3, 4 }, 1009)] // 4 GiB frame over the 16 MiB limit
-    public async Task ViolationsGetACloseFrameWithTheirStatus(byte[] frame, int expectedStatus)
-    {
-        using var socket = await ConnectRawAsync();
-        await socket.SendAsync(frame, Timeout());
-        byte[] response = await RawHttp.ReadToEndAsync(socket);
-
-        // FIN=1, Close(0x8), MASK=0, then the status code big-endian.
-        Assert.True(response.Length >= 4, $"got {response.Length} bytes");
-        Assert.Equal(0x88, response[0]);
-        Assert.Equal(expectedStatus, (response[2] << 8) | response[3]);
-    }
-
     [Fact]
     public async Task FramesInTheSamePacketAsTheHandshakeAreNotLost()
     {
@@ -146,15 +125,6 @@ public sealed class EchoServerInteropTests : IAsyncLifetime
     private static string Request() =>
         "GET /echo HTTP/1.1\r\nHost: 127.0.0.1\r\nUpgrade: websocket\r\nConnection: keep-alive, Upgrade\r\n" +
         "Sec-WebSocket-Version: 13\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n\r\n";
-
-    private async Task<Socket> ConnectRawAsync()
-    {
-        var socket = new Socket(AddressFamily.InterNetwork, SocketType.Stream, ProtocolType.Tcp);
-        await socket.ConnectAsync(_server.EndPoint, Timeout());
-        await socket.SendAsync(Encoding.ASCII.GetBytes(Request()), Timeout());
-        await RawHttp.ReadHeadAsync(socket);
-        return socket;
-    }
 
     private static async Task<(WebSocketMessageType Type, byte[] Data)> ReceiveMessageAsync(ClientWebSocket client)
     {
