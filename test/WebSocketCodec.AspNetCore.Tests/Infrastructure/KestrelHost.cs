@@ -27,9 +27,11 @@ public sealed class KestrelHost : IAsyncDisposable
 
     public Uri WebSocketUrl(string path) => new($"{(BaseUrl.Scheme == "https" ? "wss" : "ws")}://{BaseUrl.Authority}{path}");
 
-    public static async Task<KestrelHost> StartAsync(Action<WebApplication>? map = null, Action<ListenOptions>? listen = null, bool tls = false)
+    public static async Task<KestrelHost> StartAsync(
+        Action<WebApplication>? map = null, Action<ListenOptions>? listen = null, bool tls = false, Action<IServiceCollection>? services = null)
     {
         var builder = WebApplication.CreateSlimBuilder();
+        services?.Invoke(builder.Services);
         builder.Logging.ClearProviders();
         builder.WebHost.ConfigureKestrel(kestrel => kestrel.Listen(IPAddress.Loopback, 0, options =>
         {
