@@ -320,7 +320,9 @@ public sealed class WebSocketSession : IDisposable
         switch (opcode)
         {
             case WebSocketOpcode.Ping:
-                if (State == WebSocketSessionState.Open)
+                // RFC 6455 §5.5.2: answered until the peer's Close arrives, also after we sent ours (only data frames
+                // stop after our Close).
+                if (State != WebSocketSessionState.Closed)
                 {
                     _encoder.Write(ControlOutput, WebSocketOpcode.Pong, payload);
                 }

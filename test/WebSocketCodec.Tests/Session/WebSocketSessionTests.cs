@@ -91,9 +91,10 @@ public class WebSocketSessionTests
         Assert.Equal([(WebSocketOpcode.Close, "0FA078")], Pending(session).Select(f => (f.Opcode, Convert.ToHexString(f.Payload))));
 
         var frames = new List<(WebSocketOpcode, bool, byte[])>();
-        Feed(session, [.. Frame(WebSocketOpcode.Binary, [1]), .. Frame(WebSocketOpcode.Ping, []), .. Close(4000)], frames);
+        Feed(session, [.. Frame(WebSocketOpcode.Binary, [1]), .. Frame(WebSocketOpcode.Ping, "p"u8), .. Close(4000)], frames);
         Assert.Equal(WebSocketOpcode.Binary, frames[0].Item1); // still delivered
-        Assert.Empty(Pending(session)); // no Pong after our Close, no second Close
+        // The Ping is still answered (RFC 6455 §5.5.2), and there is no second Close.
+        Assert.Equal([(WebSocketOpcode.Pong, "70")], Pending(session).Select(f => (f.Opcode, Convert.ToHexString(f.Payload))));
         Assert.Equal(WebSocketSessionState.Closed, session.State);
     }
 
