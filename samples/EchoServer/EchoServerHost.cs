@@ -1,5 +1,6 @@
 using System.Net;
 using System.Reflection;
+using System.Security.Cryptography.X509Certificates;
 using Microsoft.AspNetCore.Builder;
 using Microsoft.AspNetCore.Hosting;
 using Microsoft.AspNetCore.Hosting.Server;
@@ -31,7 +32,7 @@ public sealed class EchoServerHost : IAsyncDisposable
     public Uri BaseUrl { get; }
 
     /// <summary>The bound endpoint (useful with port 0).</summary>
-    public IPEndPoint EndPoint => new(IPAddress.Parse(BaseUrl.Host), BaseUrl.Port);
+    public IPEndPoint EndPoint => new(BaseUrl.IsLoopback && !IPAddress.TryParse(BaseUrl.Host, out _) ? IPAddress.Loopback : IPAddress.Parse(BaseUrl.Host), BaseUrl.Port);
 
     /// <summary>The websocket URL of the echo, e.g. <c>ws://127.0.0.1:8080/echo</c>.</summary>
     public Uri Url => new($"{(BaseUrl.Scheme == "https" ? "wss" : "ws")}://{BaseUrl.Authority}{EchoPath}");
@@ -51,14 +52,28 @@ public sealed class EchoServerHost : IAsyncDisposable
         builder.WebHost.ConfigureKestrel(kestrel =>
         {
             kestrel.AddServerHeader = false;
-            kestrel.Listen(IPAddress.Parse(options.Host), options.Port, listen =>
+            X509Certificate2? certificate = options.Tls ? SelfSignedCertificate.Create() : null;
+            void Configure(ListenOptions listen)
             {
                 listen.Protocols = HttpProtocols.Http1;
-                if (options.Tls)
+                if (certificate is not null)
                 {
-                    listen.UseHttps(SelfSignedCertificate.Create());
+                    listen.UseHttps(certificate);
                 }
-            });
+            }
+
+            if (IPAddress.TryParse(options.Host, out IPAddress? address))
+            {
+                kestrel.Listen(address, options.Port, Configure);
+            }
+            else if (options.Host == "localhost")
+            {
+                kestrel.ListenLocalhost(options.Port, Configure);
+            }
+            else
+            {
+                throw new ArgumentException($"--host must be an IP address or localhost, not '{options.Host}'.", nameof(options));
+            }
         });
 
         WebApplication app = builder.Build();

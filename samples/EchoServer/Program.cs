@@ -19,7 +19,18 @@ root.SetAction(async (parseResult, cancellation) =>
         Tls = parseResult.GetValue(tls),
         Codec = parseResult.GetValue(codec)!,
     };
-    await using EchoServerHost server = await EchoServerHost.StartAsync(options, cancellation);
+    EchoServerHost server;
+    try
+    {
+        server = await EchoServerHost.StartAsync(options, cancellation);
+    }
+    catch (Exception error) when (error is ArgumentException or IOException)
+    {
+        Console.Error.WriteLine($"cannot start: {error.Message}");
+        return 1;
+    }
+
+    await using var _ = server;
     Console.WriteLine($"listening on {server.Url}");
     await server.WaitForShutdownAsync(cancellation); // Ctrl+C and SIGTERM stop the host
     Console.WriteLine("stopped");
