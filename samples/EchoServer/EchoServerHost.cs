@@ -10,11 +10,13 @@ using Microsoft.AspNetCore.Server.Kestrel.Core;
 using Microsoft.Extensions.DependencyInjection;
 using Microsoft.Extensions.Hosting;
 using Microsoft.Extensions.Logging;
+using WebSocketCodec.AspNetCore;
 
 namespace WebSocketCodec.Samples.EchoServer;
 
 /// <summary>The echo server on Kestrel: <c>/echo</c> echoes every websocket message, <c>/</c> serves a page that talks
-/// to it.</summary>
+/// to it. One port serves HTTP/1.1 upgrades and HTTP/2 extended CONNECT: with TLS through ALPN (h2, http/1.1), in
+/// cleartext through HTTP/2 prior knowledge told apart from HTTP/1.1 by the first bytes.</summary>
 public sealed class EchoServerHost : IAsyncDisposable
 {
     /// <summary>Where the echo is served.</summary>
@@ -22,11 +24,15 @@ public sealed class EchoServerHost : IAsyncDisposable
 
     private readonly WebApplication _app;
 
-    private EchoServerHost(WebApplication app, Uri baseUrl)
+    private EchoServerHost(WebApplication app, Uri baseUrl, EchoStatistics statistics)
     {
         _app = app;
         BaseUrl = baseUrl;
+        Statistics = statistics;
     }
+
+    /// <summary>Which protocols carried the websocket requests to <c>/echo</c>.</summary>
+    public EchoStatistics Statistics { get; }
 
     /// <summary>The server's base URL, e.g. <c>http://127.0.0.1:8080/</c>.</summary>
     public Uri BaseUrl { get; }
@@ -49,34 +55,42 @@ public sealed class EchoServerHost : IAsyncDisposable
         var builder = WebApplication.CreateSlimBuilder();
         builder.Logging.ClearProviders();
         builder.Logging.AddSimpleConsole().SetMinimumLevel(LogLevel.Warning);
+        builder.Services.AddHttp2PriorKnowledgeDetection();
         builder.WebHost.ConfigureKestrel(kestrel =>
         {
             kestrel.AddServerHeader = false;
-            X509Certificate2? certificate = options.Tls ? SelfSignedCertificate.Create() : null;
-            void Configure(ListenOptions listen)
+            kestrel.ConfigureHttp2ForWebSockets();
+            IPAddress address = options.Host == "localhost" ? IPAddress.Loopback
+                : IPAddress.TryParse(options.Host, out IPAddress? parsed) ? parsed
+                : throw new ArgumentException($"--host must be an IP address or localhost, not '{options.Host}'.", nameof(options));
+            if (options.Tls)
             {
-                listen.Protocols = HttpProtocols.Http1;
-                if (certificate is not null)
+                // ALPN offers h2 and http/1.1.
+                X509Certificate2 certificate = SelfSignedCertificate.Create();
+                kestrel.Listen(address, options.Port, listen =>
                 {
+                    listen.Protocols = HttpProtocols.Http1AndHttp2;
                     listen.UseHttps(certificate);
-                }
-            }
-
-            if (IPAddress.TryParse(options.Host, out IPAddress? address))
-            {
-                kestrel.Listen(address, options.Port, Configure);
-            }
-            else if (options.Host == "localhost")
-            {
-                kestrel.ListenLocalhost(options.Port, Configure);
+                });
             }
             else
             {
-                throw new ArgumentException($"--host must be an IP address or localhost, not '{options.Host}'.", nameof(options));
+                // HTTP/1.1 and HTTP/2 prior knowledge, told apart by the first bytes.
+                kestrel.ListenHttp1AndH2c(new IPEndPoint(address, options.Port));
             }
         });
 
         WebApplication app = builder.Build();
+        var stats = new EchoStatistics();
+        app.Use((context, next) =>
+        {
+            if (context.Request.Path == EchoPath)
+            {
+                stats.Record(context);
+            }
+
+            return next(context);
+        });
         app.MapGet("/", ServeIndex);
         if (options.Codec == "builtin")
         {
@@ -89,7 +103,7 @@ public sealed class EchoServerHost : IAsyncDisposable
 
         await app.StartAsync(cancellationToken);
         string address = app.Services.GetRequiredService<IServer>().Features.Get<IServerAddressesFeature>()!.Addresses.First();
-        return new EchoServerHost(app, new Uri(address.EndsWith('/') ? address : address + "/"));
+        return new EchoServerHost(app, new Uri(address.EndsWith('/') ? address : address + "/"), stats);
     }
 
     /// <summary>Waits until the host is told to stop (Ctrl+C, SIGTERM, or <paramref name="cancellationToken"/>).</summary>

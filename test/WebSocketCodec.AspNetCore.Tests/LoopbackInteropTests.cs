@@ -68,7 +68,7 @@ public sealed class LoopbackInteropTests
     }
 
     /// <summary>The same code for any <see cref="WebSocket"/>: send each length as binary and text, read it back.</summary>
-    private static async Task EchoEveryLengthAsync(WebSocket client)
+    internal static async Task EchoEveryLengthAsync(WebSocket client)
     {
         foreach (int length in EchoRoundTrip.Lengths)
         {

@@ -9,6 +9,10 @@ public readonly record struct HandshakeFailure(int StatusCode, string Message)
     /// <summary>Whether this is a failure at all (a default value is not).</summary>
     public bool IsFailure => StatusCode != 0;
 
+    /// <summary>Whether the response must name the supported version (<c>Sec-WebSocket-Version: 13</c>, RFC 6455
+    /// §4.4): a 426 over HTTP/1.1, a 400 over HTTP/2.</summary>
+    public bool NeedsVersionHeader { get; init; }
+
     /// <summary>The failure for a head the parser refused.</summary>
     public static HandshakeFailure From(HttpHeadError error) => error switch
     {

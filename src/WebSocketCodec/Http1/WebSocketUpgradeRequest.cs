@@ -5,12 +5,15 @@ namespace WebSocketCodec.Http1;
 /// <summary>
 /// A validated RFC 6455 §4.2.1 opening handshake request: GET over HTTP/1.1, exactly one Host, <c>Upgrade:
 /// websocket</c>, <c>Connection: Upgrade</c>, <c>Sec-WebSocket-Version: 13</c> and one valid
-/// <c>Sec-WebSocket-Key</c>, with no request body.
+/// <c>Sec-WebSocket-Key</c>, with no request body; or an RFC 8441 extended CONNECT over HTTP/2 (see
+/// <see cref="Http2.WebSocketExtendedConnect"/>), which has no key.
 /// </summary>
 public sealed class WebSocketUpgradeRequest
 {
-    private WebSocketUpgradeRequest(string key, string host, string? origin, IReadOnlyList<string> subprotocols, string? extensions)
+    internal WebSocketUpgradeRequest(
+        string key, string host, string? origin, IReadOnlyList<string> subprotocols, string? extensions, bool isExtendedConnect = false)
     {
+        IsExtendedConnect = isExtendedConnect;
         Key = key;
         Host = host;
         Origin = origin;
@@ -18,10 +21,14 @@ public sealed class WebSocketUpgradeRequest
         Extensions = extensions;
     }
 
-    /// <summary>The client's <c>Sec-WebSocket-Key</c>.</summary>
+    /// <summary>Whether the websocket is opened by an HTTP/2 extended CONNECT (RFC 8441) rather than an HTTP/1.1
+    /// upgrade.</summary>
+    public bool IsExtendedConnect { get; }
+
+    /// <summary>The client's <c>Sec-WebSocket-Key</c>; empty for an extended CONNECT, which has none.</summary>
     public string Key { get; }
 
-    /// <summary>The <c>Host</c> header.</summary>
+    /// <summary>The <c>Host</c> header (over HTTP/2, the <c>:authority</c>; empty when the request has none).</summary>
     public string Host { get; }
 
     /// <summary>The <c>Origin</c> header, sent by browsers.</summary>
@@ -78,7 +85,7 @@ public sealed class WebSocketUpgradeRequest
 
         if (version.Trim() != "13")
         {
-            return new(426, "Only WebSocket version 13 is supported.");
+            return new(426, "Only WebSocket version 13 is supported.") { NeedsVersionHeader = true };
         }
 
         string? key = headers["Sec-WebSocket-Key"];

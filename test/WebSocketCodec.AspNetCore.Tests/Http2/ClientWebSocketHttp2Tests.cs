@@ -1,0 +1,112 @@
+using System.Net;
+using System.Net.WebSockets;
+using WebSocketCodec.Samples.EchoServer;
+
+namespace WebSocketCodec.AspNetCore.Tests;
+
+/// <summary>.NET's <see cref="ClientWebSocket"/> over HTTP/2 (extended CONNECT, <c>RequestVersionExact</c>) against
+/// the echo server, in cleartext (prior knowledge on the port that also serves HTTP/1.1) and over TLS (ALPN h2).</summary>
+public sealed class ClientWebSocketHttp2Tests
+{
+    [Theory]
+    [InlineData(false)]
+    [InlineData(true)]
+    public async Task EchoesEveryLengthOverHttp2(bool tls)
+    {
+        await using EchoServerHost server = await EchoServerHost.StartAsync(new EchoServerOptions { Port = 0, Tls = tls });
+        using var invoker = new HttpMessageInvoker(Http2.Handler());
+        using ClientWebSocket client = Http2.Client();
+        await client.ConnectAsync(server.Url, invoker, RawHttp.Timeout());
+        Assert.Equal(HttpStatusCode.OK, client.HttpStatusCode);
+        await LoopbackInteropTests.EchoEveryLengthAsync(client);
+        await client.CloseAsync(WebSocketCloseStatus.NormalClosure, "done", RawHttp.Timeout());
+        Assert.Equal(WebSocketCloseStatus.NormalClosure, client.CloseStatus);
+        Assert.Equal(1, server.Statistics.Count(EchoStatistics.Http2ExtendedConnect));
+        Assert.Equal(0, server.Statistics.Count(EchoStatistics.Http1Upgrade));
+    }
+
+    [Theory]
+    [InlineData(false)]
+    [InlineData(true)]
+    public async Task TheSamePortServesHttp11AndHttp2(bool tls)
+    {
+        await using EchoServerHost server = await EchoServerHost.StartAsync(new EchoServerOptions { Port = 0, Tls = tls });
+        using var invoker = new HttpMessageInvoker(Http2.Handler());
+        using ClientWebSocket overHttp2 = Http2.Client();
+        using var overHttp11 = new ClientWebSocket();
+        overHttp11.Options.RemoteCertificateValidationCallback = (_, _, _, _) => true;
+        overHttp11.Options.CollectHttpResponseDetails = true;
+        await overHttp2.ConnectAsync(server.Url, invoker, RawHttp.Timeout());
+        await overHttp11.ConnectAsync(server.Url, RawHttp.Timeout());
+        Assert.Equal(HttpStatusCode.SwitchingProtocols, overHttp11.HttpStatusCode);
+        foreach (ClientWebSocket client in new[] { overHttp2, overHttp11 })
+        {
+            await client.SendAsync("same port"u8.ToArray(), WebSocketMessageType.Text, true, RawHttp.Timeout());
+            byte[] buffer = new byte[64];
+            WebSocketReceiveResult result = await client.ReceiveAsync(buffer, RawHttp.Timeout());
+            Assert.Equal("same port", System.Text.Encoding.UTF8.GetString(buffer, 0, result.Count));
+            await client.CloseAsync(WebSocketCloseStatus.NormalClosure, null, RawHttp.Timeout());
+        }
+
+        Assert.Equal(1, server.Statistics.Count(EchoStatistics.Http2ExtendedConnect));
+        Assert.Equal(1, server.Statistics.Count(EchoStatistics.Http1Upgrade));
+    }
+
+    [Theory]
+    [InlineData(false)]
+    [InlineData(true)]
+    public async Task StoppingTheServerClosesEveryWebSocketWith1001(bool http2)
+    {
+        EchoServerHost server = await EchoServerHost.StartAsync(new EchoServerOptions { Port = 0 });
+        using var invoker = new HttpMessageInvoker(Http2.Handler());
+        using ClientWebSocket client = http2 ? Http2.Client() : new ClientWebSocket();
+        await client.ConnectAsync(server.Url, http2 ? invoker : null, RawHttp.Timeout());
+        byte[] buffer = new byte[64];
+        Task<WebSocketReceiveResult> receive = client.ReceiveAsync(buffer, RawHttp.Timeout());
+        var stopwatch = System.Diagnostics.Stopwatch.StartNew();
+        Task stop = server.DisposeAsync().AsTask();
+        WebSocketReceiveResult result = await receive;
+        Assert.Equal(WebSocketMessageType.Close, result.MessageType);
+        Assert.Equal(WebSocketCloseStatus.EndpointUnavailable, result.CloseStatus);
+        await client.CloseOutputAsync(WebSocketCloseStatus.EndpointUnavailable, null, RawHttp.Timeout());
+        await stop;
+        Assert.Equal(WebSocketState.Closed, client.State);
+        Assert.True(stopwatch.Elapsed < TimeSpan.FromSeconds(20), $"stop took {stopwatch.Elapsed}");
+    }
+
+    [Fact]
+    public async Task ManyWebSocketsShareOneConnection()
+    {
+        await using EchoServerHost server = await EchoServerHost.StartAsync(new EchoServerOptions { Port = 0 });
+        using var invoker = new HttpMessageInvoker(Http2.Handler());
+        var clients = new List<ClientWebSocket>();
+        try
+        {
+            for (int i = 0; i < 100; i++)
+            {
+                ClientWebSocket client = Http2.Client();
+                clients.Add(client);
+                await client.ConnectAsync(server.Url, invoker, RawHttp.Timeout());
+            }
+
+            await Task.WhenAll(clients.Select(async (client, index) =>
+            {
+                for (int round = 0; round < 5; round++)
+                {
+                    byte[] message = BitConverter.GetBytes(index * 1000 + round);
+                    await client.SendAsync(message, WebSocketMessageType.Binary, true, RawHttp.Timeout());
+                    byte[] buffer = new byte[16];
+                    WebSocketReceiveResult result = await client.ReceiveAsync(buffer, RawHttp.Timeout());
+                    Assert.Equal(message, buffer[..result.Count]);
+                }
+
+                await client.CloseAsync(WebSocketCloseStatus.NormalClosure, null, RawHttp.Timeout());
+            }));
+            Assert.Equal(100, server.Statistics.Count(EchoStatistics.Http2ExtendedConnect));
+        }
+        finally
+        {
+            clients.ForEach(client => client.Dispose());
+        }
+    }
+}
