@@ -85,12 +85,20 @@ internal sealed partial class WebSocketEndpointHandler(
             // The application may return with the websocket open: close it properly before Kestrel closes the connection.
             WebSocketCloseInfo info = await channel.CloseAndWaitAsync().ConfigureAwait(false);
             LogClosed(logger, request.Path, info.Status, info.Violation, info.Timeout, info.Error);
+            if (multiplexed && (info.Error is not null || info.Timeout is not null))
+            {
+                // An abort, an error or a peer that never finished closing ends the stream the way a TCP reset would
+                // (RFC 8441 section 5.1): RST_STREAM CANCEL instead of END_STREAM.
+                context.Features.Get<IHttpResetFeature>()?.Reset(Http2Cancel);
+            }
         }
         finally
         {
             registry.Remove(channel);
         }
     }
+
+    private const int Http2Cancel = 0x8;
 
     private static async Task RefuseAsync(HttpContext context, HandshakeFailure failure, bool multiplexed)
     {

@@ -7,9 +7,11 @@ namespace WebSocketCodec.AspNetCore.Tests;
 /// bits, opcodes, fragmentation, UTF-8 (whole, split at every byte, failing fast), close codes and reasons, limits.
 /// Each failure must bring a Close with the exact status before the TCP close.
 /// </summary>
-public sealed class ConformanceTests(EchoServersFixture servers) : IClassFixture<EchoServersFixture>
+public abstract class ConformanceTests(EchoServersFixture servers)
 {
-    private Task<RawWebSocket> OpenAsync(bool tls) => RawWebSocket.OpenAsync(servers.Get(tls));
+    protected EchoServersFixture Servers => servers;
+
+    protected abstract Task<RawWebSocket> OpenAsync(bool tls);
 
     private async Task ExpectCloseAsync(bool tls, int status, params byte[][] frames)
     {
@@ -249,4 +251,17 @@ public sealed class ConformanceTests(EchoServersFixture servers) : IClassFixture
         await socket.SendAsync(RawWebSocket.Close(1000));
         Assert.Equal(1000, (await socket.ReadUntilCloseAsync(answer: false)).Status);
     }
+}
+
+/// <summary>The conformance cases over HTTP/1.1 upgrades.</summary>
+public sealed class Http1ConformanceTests(EchoServersFixture servers) : ConformanceTests(servers), IClassFixture<EchoServersFixture>
+{
+    protected override Task<RawWebSocket> OpenAsync(bool tls) => RawWebSocket.OpenAsync(Servers.Get(tls));
+}
+
+/// <summary>The conformance cases over HTTP/2 streams (extended CONNECT, h2c prior knowledge or TLS with ALPN h2) on the
+/// port that also serves HTTP/1.1: the server's Close comes before END_STREAM.</summary>
+public sealed class Http2ConformanceTests(EchoServersFixture servers) : ConformanceTests(servers), IClassFixture<EchoServersFixture>
+{
+    protected override Task<RawWebSocket> OpenAsync(bool tls) => RawWebSocket.OpenHttp2Async(Servers.Get(tls));
 }

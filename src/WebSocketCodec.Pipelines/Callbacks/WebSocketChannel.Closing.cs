@@ -10,7 +10,7 @@ namespace WebSocketCodec.Pipelines;
 public sealed partial class WebSocketChannel
 {
     /// <summary>Reads and discards input until the peer's Close (when <paramref name="probeForClose"/>) or FIN, for at
-    /// most the close timeout and <see cref="MaxDrainBytes"/>.</summary>
+    /// most the close timeout and <see cref="MaxDrainBytes"/>; running out of either counts as a close timeout.</summary>
     private async Task DrainAsync(PipeReader reader, bool probeForClose)
     {
         _timer?.Change(System.Threading.Timeout.InfiniteTimeSpan, System.Threading.Timeout.InfiniteTimeSpan);
@@ -30,10 +30,13 @@ public sealed partial class WebSocketChannel
                     return;
                 }
             }
+
+            _closeTimedOut = !_aborted;
         }
         catch (OperationCanceledException)
         {
             // The close timeout passed: close the transport anyway.
+            _closeTimedOut = !_aborted;
         }
     }
 

@@ -35,6 +35,7 @@ public sealed partial class WebSocketChannel : IDisposable
     private int _started;
     private readonly CancellationTokenSource _abortSource = new();
     private Exception? _error;
+    private bool _closeTimedOut;
 
     /// <summary>Creates the websocket for one end of an upgraded connection.</summary>
     /// <param name="transport">The connection's bytes after the handshake (frames that came with the handshake
@@ -127,7 +128,7 @@ public sealed partial class WebSocketChannel : IDisposable
 
         var info = new WebSocketCloseInfo(
             _session.ReceivedCloseStatus, _session.ReceivedCloseReason, _session.SentCloseStatus, _session.Violation,
-            _session.Timeout, _error);
+            _session.Timeout ?? (_closeTimedOut ? SessionTimerResult.CloseTimeout : null), _error);
         Report(info, activity);
         try
         {

@@ -24,10 +24,25 @@ public static class Http2
         return client;
     }
 
-    public static HttpClient HttpClient(bool tls = false) => new(Handler())
+    /// <summary>An RFC 8441 extended CONNECT to <paramref name="path"/>; <paramref name="protocol"/> null makes a classic
+    /// CONNECT.</summary>
+    public static HttpRequestMessage ExtendedConnect(Uri baseUrl, string path, string? protocol = "websocket", string? version = "13")
     {
-        DefaultRequestVersion = HttpVersion.Version20,
-        DefaultVersionPolicy = HttpVersionPolicy.RequestVersionExact,
-        Timeout = TimeSpan.FromSeconds(20),
-    };
+        var request = new HttpRequestMessage(HttpMethod.Connect, new Uri(baseUrl, path))
+        {
+            Version = HttpVersion.Version20,
+            VersionPolicy = HttpVersionPolicy.RequestVersionExact,
+        };
+        if (protocol is not null)
+        {
+            request.Headers.Protocol = protocol;
+        }
+
+        if (version is not null)
+        {
+            request.Headers.TryAddWithoutValidation("sec-websocket-version", version);
+        }
+
+        return request;
+    }
 }

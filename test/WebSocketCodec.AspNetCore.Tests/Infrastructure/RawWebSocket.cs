@@ -13,15 +13,31 @@ namespace WebSocketCodec.AspNetCore.Tests;
 public sealed class RawWebSocket : IAsyncDisposable
 {
     private static readonly FrameEncoder Encoder = new(WebSocketRole.Client);
-    private readonly Socket _socket;
+    private readonly Socket? _socket;
     private readonly Stream _stream;
+    private readonly IDisposable? _owner;
     private readonly List<byte> _pending = [];
 
-    private RawWebSocket(Socket socket, Stream stream)
+    private RawWebSocket(Socket? socket, Stream stream, IDisposable? owner = null)
     {
         _socket = socket;
         _stream = stream;
+        _owner = owner;
     }
+
+    /// <summary>Opens the echo over HTTP/2 with an extended CONNECT (asserting 200) on <paramref name="invoker"/>'s
+    /// connection, or on a new connection of its own.</summary>
+    public static async Task<RawWebSocket> OpenHttp2Async(EchoServerHost server, HttpMessageInvoker? invoker = null)
+    {
+        HttpMessageInvoker? owned = invoker is null ? new HttpMessageInvoker(Http2.Handler()) : null;
+        HttpResponseMessage response = await (invoker ?? owned!).SendAsync(Http2.ExtendedConnect(server.BaseUrl, EchoServerHost.EchoPath), RawHttp.Timeout());
+        Assert.Equal(System.Net.HttpStatusCode.OK, response.StatusCode);
+        Stream stream = await response.Content.ReadAsStreamAsync(RawHttp.Timeout());
+        return new RawWebSocket(null, stream, owned);
+    }
+
+    /// <summary>A websocket over a stream opened elsewhere (an HTTP/2 stream, say).</summary>
+    public static RawWebSocket Over(Stream stream) => new(null, stream);
 
     /// <summary>Connects and completes the opening handshake (asserting 101).</summary>
     public static async Task<RawWebSocket> OpenAsync(EchoServerHost server)
@@ -144,6 +160,7 @@ public sealed class RawWebSocket : IAsyncDisposable
     public async ValueTask DisposeAsync()
     {
         await _stream.DisposeAsync();
-        _socket.Dispose();
+        _socket?.Dispose();
+        _owner?.Dispose();
     }
 }
