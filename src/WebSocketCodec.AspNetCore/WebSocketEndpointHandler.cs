@@ -68,6 +68,9 @@ internal sealed partial class WebSocketEndpointHandler(
         var transport = new StreamDuplexPipe(stream, leaveOpen: true);
         using var channel = new WebSocketChannel(transport, WebSocketRole.Server, options.Session, subprotocol);
         registry.Add(channel);
+
+        // The connection's end or the client's RST_STREAM aborts this websocket (and only this one).
+        using CancellationTokenRegistration aborted = context.RequestAborted.UnsafeRegister(static state => ((WebSocketChannel)state!).Abort(), channel);
         try
         {
             LogAccepted(logger, request.Path, request.Protocol, subprotocol);
@@ -85,10 +88,10 @@ internal sealed partial class WebSocketEndpointHandler(
             // The application may return with the websocket open: close it properly before Kestrel closes the connection.
             WebSocketCloseInfo info = await channel.CloseAndWaitAsync().ConfigureAwait(false);
             LogClosed(logger, request.Path, info.Status, info.Violation, info.Timeout, info.Error);
-            if (multiplexed && (info.Error is not null || info.Timeout is not null))
+            if (multiplexed && (info.Timeout is not null || (info.Error is not null && info.ReceivedStatus is null)))
             {
-                // An abort, an error or a peer that never finished closing ends the stream the way a TCP reset would
-                // (RFC 8441 section 5.1): RST_STREAM CANCEL instead of END_STREAM.
+                // An abort, a transport error or a peer that never finished closing ends the stream the way a TCP
+                // reset would (RFC 8441 section 5.1): RST_STREAM CANCEL instead of END_STREAM.
                 context.Features.Get<IHttpResetFeature>()?.Reset(Http2Cancel);
             }
         }

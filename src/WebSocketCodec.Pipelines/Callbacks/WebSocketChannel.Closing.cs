@@ -22,7 +22,7 @@ public sealed partial class WebSocketChannel
             {
                 ReadResult result = await reader.ReadAsync(deadline.Token).ConfigureAwait(false);
                 ReadOnlySequence<byte> buffer = result.Buffer;
-                bool sawClose = probeForClose && StartsWithClose(buffer);
+                bool sawClose = probeForClose && StartsWithClose(buffer, out _drainedCloseStatus);
                 drained += buffer.Length;
                 reader.AdvanceTo(buffer.End);
                 if (result.IsCompleted || sawClose)
@@ -40,18 +40,21 @@ public sealed partial class WebSocketChannel
         }
     }
 
-    /// <summary>Whether a read that starts on a frame boundary holds a Close (the peer's answer to ours).</summary>
-    private bool StartsWithClose(in ReadOnlySequence<byte> buffer)
+    /// <summary>Whether a read that starts on a frame boundary holds a Close (the peer's answer to ours), and its status
+    /// (1005 when it has none).</summary>
+    private bool StartsWithClose(in ReadOnlySequence<byte> buffer, out ushort? status)
     {
+        status = null;
         Span<byte> copy = stackalloc byte[512];
         int length = (int)Math.Min(buffer.Length, copy.Length);
         buffer.Slice(0, length).CopyTo(copy);
         var probe = new FrameDecoder(Role, new FrameDecoderOptions { ValidateUtf8 = false });
         Span<byte> rest = copy.Slice(0, length);
-        while (probe.ReadFrame(rest, out FrameHeader header, out _, out _) == OperationStatus.Done)
+        while (probe.ReadFrame(rest, out FrameHeader header, out Span<byte> payload, out _) == OperationStatus.Done)
         {
             if (header.Opcode == WebSocketOpcode.Close)
             {
+                status = payload.Length >= 2 ? System.Buffers.Binary.BinaryPrimitives.ReadUInt16BigEndian(payload) : (ushort)CloseStatus.NoStatusReceived;
                 return true;
             }
 

@@ -36,6 +36,7 @@ public sealed partial class WebSocketChannel : IDisposable
     private readonly CancellationTokenSource _abortSource = new();
     private Exception? _error;
     private bool _closeTimedOut;
+    private ushort? _drainedCloseStatus;
 
     /// <summary>Creates the websocket for one end of an upgraded connection.</summary>
     /// <param name="transport">The connection's bytes after the handshake (frames that came with the handshake
@@ -108,9 +109,10 @@ public sealed partial class WebSocketChannel : IDisposable
             ArmTimer();
             await ReadLoopAsync(listener).ConfigureAwait(false);
         }
-        catch (Exception error) when (!_aborted)
+        catch (Exception error)
         {
-            _error ??= error;
+            // A transport error, or the one an abort provokes: either way the websocket ends here and reports it.
+            _error ??= _aborted ? new OperationCanceledException("The websocket was aborted.", error) : error;
         }
         finally
         {
@@ -127,7 +129,7 @@ public sealed partial class WebSocketChannel : IDisposable
         }
 
         var info = new WebSocketCloseInfo(
-            _session.ReceivedCloseStatus, _session.ReceivedCloseReason, _session.SentCloseStatus, _session.Violation,
+            _session.ReceivedCloseStatus ?? _drainedCloseStatus, _session.ReceivedCloseReason, _session.SentCloseStatus, _session.Violation,
             _session.Timeout ?? (_closeTimedOut ? SessionTimerResult.CloseTimeout : null), _error);
         Report(info, activity);
         try

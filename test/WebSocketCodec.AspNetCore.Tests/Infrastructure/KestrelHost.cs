@@ -27,22 +27,36 @@ public sealed class KestrelHost : IAsyncDisposable
 
     public Uri WebSocketUrl(string path) => new($"{(BaseUrl.Scheme == "https" ? "wss" : "ws")}://{BaseUrl.Authority}{path}");
 
+    /// <summary>Starts Kestrel on a free port: HTTP/1.1 only unless <paramref name="listen"/> says otherwise, or
+    /// HTTP/1.1 and h2c on one port with <paramref name="sharedPort"/>.</summary>
     public static async Task<KestrelHost> StartAsync(
-        Action<WebApplication>? map = null, Action<ListenOptions>? listen = null, bool tls = false, Action<IServiceCollection>? services = null)
+        Action<WebApplication>? map = null, Action<ListenOptions>? listen = null, bool tls = false, Action<IServiceCollection>? services = null,
+        bool sharedPort = false, Action<KestrelServerOptions>? kestrelOptions = null, TimeSpan? detectionTimeout = null)
     {
         var builder = WebApplication.CreateSlimBuilder();
         services?.Invoke(builder.Services);
+        builder.Services.AddHttp2PriorKnowledgeDetection();
         builder.Logging.ClearProviders();
-        builder.WebHost.ConfigureKestrel(kestrel => kestrel.Listen(IPAddress.Loopback, 0, options =>
+        builder.WebHost.ConfigureKestrel(kestrel =>
         {
-            options.Protocols = HttpProtocols.Http1;
-            if (tls)
+            kestrelOptions?.Invoke(kestrel);
+            if (sharedPort)
             {
-                options.UseHttps(SelfSignedCertificate.Create());
+                kestrel.ListenHttp1AndH2c(new IPEndPoint(IPAddress.Loopback, 0), listen, detectionTimeout);
+                return;
             }
 
-            listen?.Invoke(options);
-        }));
+            kestrel.Listen(IPAddress.Loopback, 0, options =>
+            {
+                options.Protocols = HttpProtocols.Http1;
+                if (tls)
+                {
+                    options.UseHttps(SelfSignedCertificate.Create());
+                }
+
+                listen?.Invoke(options);
+            });
+        });
         WebApplication app = builder.Build();
         map?.Invoke(app);
         await app.StartAsync();

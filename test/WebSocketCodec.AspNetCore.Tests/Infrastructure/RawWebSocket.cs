@@ -27,10 +27,14 @@ public sealed class RawWebSocket : IAsyncDisposable
 
     /// <summary>Opens the echo over HTTP/2 with an extended CONNECT (asserting 200) on <paramref name="invoker"/>'s
     /// connection, or on a new connection of its own.</summary>
-    public static async Task<RawWebSocket> OpenHttp2Async(EchoServerHost server, HttpMessageInvoker? invoker = null)
+    public static Task<RawWebSocket> OpenHttp2Async(EchoServerHost server, HttpMessageInvoker? invoker = null) =>
+        OpenHttp2Async(server.BaseUrl, EchoServerHost.EchoPath, invoker);
+
+    /// <summary>Opens a websocket at <paramref name="path"/> over HTTP/2 (asserting 200).</summary>
+    public static async Task<RawWebSocket> OpenHttp2Async(Uri baseUrl, string path, HttpMessageInvoker? invoker = null)
     {
         HttpMessageInvoker? owned = invoker is null ? new HttpMessageInvoker(Http2.Handler()) : null;
-        HttpResponseMessage response = await (invoker ?? owned!).SendAsync(Http2.ExtendedConnect(server.BaseUrl, EchoServerHost.EchoPath), RawHttp.Timeout());
+        HttpResponseMessage response = await (invoker ?? owned!).SendAsync(Http2.ExtendedConnect(baseUrl, path), RawHttp.Timeout());
         Assert.Equal(System.Net.HttpStatusCode.OK, response.StatusCode);
         Stream stream = await response.Content.ReadAsStreamAsync(RawHttp.Timeout());
         return new RawWebSocket(null, stream, owned);
@@ -77,6 +81,16 @@ public sealed class RawWebSocket : IAsyncDisposable
     {
         byte[] payload = [(byte)(status >> 8), (byte)status, .. Encoding.UTF8.GetBytes(reason)];
         return Frame(WebSocketOpcode.Close, payload);
+    }
+
+    /// <summary>Sends a text message and asserts it comes back whole.</summary>
+    public async Task AssertEchoAsync(string text)
+    {
+        await SendAsync(Frame(WebSocketOpcode.Text, Encoding.UTF8.GetBytes(text)));
+        var frame = await ReadFrameAsync();
+        Assert.NotNull(frame);
+        Assert.Equal(WebSocketOpcode.Text, frame.Value.Opcode);
+        Assert.Equal(text, Encoding.UTF8.GetString(frame.Value.Payload));
     }
 
     public async Task SendAsync(params byte[] bytes)
