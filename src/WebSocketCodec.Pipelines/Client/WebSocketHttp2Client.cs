@@ -1,0 +1,127 @@
+using System.Net;
+using System.Net.Security;
+using WebSocketCodec.Handshake;
+
+namespace WebSocketCodec.Pipelines;
+
+/// <summary>
+/// Websockets over HTTP/2 (RFC 8441 extended CONNECT) through <see cref="SocketsHttpHandler"/>: cleartext with prior
+/// knowledge (<c>ws://</c>) or TLS with ALPN h2 (<c>wss://</c>). Every websocket opened through the same
+/// <see cref="HttpMessageInvoker"/> shares its HTTP/2 connection, one stream each.
+/// </summary>
+public static class WebSocketHttp2Client
+{
+    /// <summary>A handler that keeps every websocket on one HTTP/2 connection per server (up to the server's stream
+    /// limit), with optional TLS options (e.g. a certificate check of your own).</summary>
+    public static SocketsHttpHandler CreateHandler(SslClientAuthenticationOptions? tls = null) => new()
+    {
+        EnableMultipleHttp2Connections = false,
+        SslOptions = tls ?? new SslClientAuthenticationOptions(),
+        PooledConnectionIdleTimeout = Timeout.InfiniteTimeSpan,
+        AllowAutoRedirect = false,
+        UseCookies = false,
+    };
+
+    /// <summary>Opens a websocket on a new stream of <paramref name="invoker"/>'s HTTP/2 connection and returns it,
+    /// not yet running.</summary>
+    /// <exception cref="WebSocketHandshakeException">The server refused (with its status), does not accept
+    /// websockets over HTTP/2, chose a subprotocol that was not offered or an extension, or the handshake timed
+    /// out.</exception>
+    public static async Task<WebSocketChannel> ConnectAsync(
+        HttpMessageInvoker invoker, Uri uri, WebSocketClientOptions? options = null, CancellationToken cancellationToken = default)
+    {
+        ArgumentNullException.ThrowIfNull(invoker);
+        ArgumentNullException.ThrowIfNull(uri);
+        options ??= WebSocketClientOptions.Default;
+        Uri target = uri.Scheme switch
+        {
+            "ws" or "http" => new UriBuilder(uri) { Scheme = "http" }.Uri,
+            "wss" or "https" => new UriBuilder(uri) { Scheme = "https" }.Uri,
+            _ => throw new ArgumentException("The URI scheme must be ws or wss.", nameof(uri)),
+        };
+
+        using var request = new HttpRequestMessage(HttpMethod.Connect, target)
+        {
+            Version = HttpVersion.Version20,
+            VersionPolicy = HttpVersionPolicy.RequestVersionExact,
+        };
+        request.Headers.Protocol = "websocket";
+        request.Headers.TryAddWithoutValidation("sec-websocket-version", "13");
+        if (options.Subprotocols.Count > 0)
+        {
+            request.Headers.TryAddWithoutValidation("sec-websocket-protocol", string.Join(", ", options.Subprotocols));
+        }
+
+        foreach ((string name, string value) in options.Headers)
+        {
+            request.Headers.TryAddWithoutValidation(name, value);
+        }
+
+        using var deadline = CancellationTokenSource.CreateLinkedTokenSource(cancellationToken);
+        deadline.CancelAfter(options.HandshakeTimeout);
+        HttpResponseMessage response;
+        try
+        {
+            response = await invoker.SendAsync(request, deadline.Token).ConfigureAwait(false);
+        }
+        catch (OperationCanceledException) when (!cancellationToken.IsCancellationRequested)
+        {
+            throw new WebSocketHandshakeException($"The opening handshake with {uri} over HTTP/2 did not finish within {options.HandshakeTimeout}.");
+        }
+        catch (HttpRequestException error) when (error.HttpRequestError == HttpRequestError.ExtendedConnectNotSupported)
+        {
+            throw new WebSocketHandshakeException(
+                $"{target.Authority} does not accept websockets over HTTP/2: it did not advertise SETTINGS_ENABLE_CONNECT_PROTOCOL (RFC 8441). Connect over HTTP/1.1 instead.", error);
+        }
+        catch (HttpRequestException error)
+        {
+            throw new WebSocketHandshakeException($"Could not open a websocket over HTTP/2 to {uri}: {error.Message}", error);
+        }
+
+        try
+        {
+            string? subprotocol = CheckResponse(response, options, uri);
+            Stream stream = await response.Content.ReadAsStreamAsync(deadline.Token).ConfigureAwait(false);
+            return new WebSocketChannel(new StreamDuplexPipe(stream), WebSocketRole.Client, options.Session, subprotocol);
+        }
+        catch
+        {
+            response.Dispose(); // an open stream is reset
+            throw;
+        }
+    }
+
+    /// <summary>Opens a websocket over HTTP/2 and returns the message API, running.</summary>
+    public static async Task<MessageWebSocket> ConnectMessagesAsync(
+        HttpMessageInvoker invoker, Uri uri, WebSocketClientOptions? options = null, CancellationToken cancellationToken = default)
+    {
+        WebSocketChannel channel = await ConnectAsync(invoker, uri, options, cancellationToken).ConfigureAwait(false);
+        return new MessageWebSocket(channel, options?.Session.Pool).Start(CancellationToken.None);
+    }
+
+    private static string? CheckResponse(HttpResponseMessage response, WebSocketClientOptions options, Uri uri)
+    {
+        if (response.StatusCode != HttpStatusCode.OK)
+        {
+            throw new WebSocketHandshakeException($"{uri} refused the websocket over HTTP/2 with {(int)response.StatusCode} {response.ReasonPhrase}.", (int)response.StatusCode);
+        }
+
+        if (response.Headers.TryGetValues("sec-websocket-extensions", out _))
+        {
+            throw new WebSocketHandshakeException($"{uri} accepted with an extension, though none was offered.");
+        }
+
+        if (!response.Headers.TryGetValues("sec-websocket-protocol", out IEnumerable<string>? values))
+        {
+            return null;
+        }
+
+        string selected = string.Join(", ", values).Trim();
+        if (!HttpToken.IsToken(selected) || !options.Subprotocols.Contains(selected, StringComparer.Ordinal))
+        {
+            throw new WebSocketHandshakeException($"{uri} selected the subprotocol '{selected}', which was not offered.");
+        }
+
+        return selected;
+    }
+}
