@@ -6,6 +6,7 @@ using Microsoft.AspNetCore.Hosting;
 using Microsoft.AspNetCore.Hosting.Server;
 using Microsoft.AspNetCore.Hosting.Server.Features;
 using Microsoft.AspNetCore.Http;
+using Microsoft.AspNetCore.Http.Features;
 using Microsoft.AspNetCore.Server.Kestrel.Core;
 using Microsoft.Extensions.DependencyInjection;
 using Microsoft.Extensions.Hosting;
@@ -84,6 +85,13 @@ public sealed class EchoServerHost : IAsyncDisposable
         var stats = new EchoStatistics();
         app.Use((context, next) =>
         {
+            if (HttpMethods.IsConnect(context.Request.Method) && context.Features.Get<IHttpExtendedConnectFeature>() is not { IsExtendedConnect: true })
+            {
+                // A classic CONNECT asks for a tunnel: this server is not a proxy.
+                context.Response.StatusCode = StatusCodes.Status501NotImplemented;
+                return Task.CompletedTask;
+            }
+
             if (context.Request.Path == EchoPath)
             {
                 stats.Record(context);
