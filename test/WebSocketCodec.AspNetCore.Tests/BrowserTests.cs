@@ -109,3 +109,30 @@ public sealed class BrowserTests(ChromiumFixture chromium, ITestOutputHelper out
         }
     }
 }
+
+/// <summary>Headless Chromium loads the echo server's own page (<c>samples/EchoServer</c>) over https, where ALPN picks
+/// HTTP/2 and the websocket is an extended CONNECT on that connection, and over http/1.1, where it is an upgrade; the
+/// page's self-test echoes a text and a 70000-byte binary message, and the server says which protocol carried it.</summary>
+public sealed class EchoServerPageBrowserTests(ChromiumFixture chromium, ITestOutputHelper output) : IClassFixture<ChromiumFixture>
+{
+    [Theory]
+    [InlineData(true, Samples.EchoServer.EchoStatistics.Http2ExtendedConnect)]
+    [InlineData(false, Samples.EchoServer.EchoStatistics.Http1Upgrade)]
+    public async Task TheDemoPageEchoesOverTheExpectedProtocol(bool tls, string carrier)
+    {
+        if (chromium.SkipReason is not null)
+        {
+            output.WriteLine("SKIPPED: " + chromium.SkipReason);
+            return;
+        }
+
+        await using Samples.EchoServer.EchoServerHost server = await Samples.EchoServer.EchoServerHost.StartAsync(new Samples.EchoServer.EchoServerOptions { Port = 0, Tls = tls });
+        string page = tls ? $"https://localhost:{server.BaseUrl.Port}/?selftest" : $"{server.BaseUrl}?selftest";
+        await using HeadlessChromium browser = await HeadlessChromium.OpenAsync(chromium.Executable!, new Uri(page));
+        string status = await browser.WaitForAsync("document.getElementById('status').textContent", "selftest", TimeSpan.FromSeconds(60));
+        output.WriteLine($"{status}; websockets by carrier: {string.Join(", ", server.Statistics.WebSocketRequests)}");
+        Assert.Equal("selftest passed", status);
+        Assert.Equal(1, server.Statistics.Count(carrier));
+        Assert.Equal(1, server.Statistics.WebSocketRequests.Values.Sum());
+    }
+}
