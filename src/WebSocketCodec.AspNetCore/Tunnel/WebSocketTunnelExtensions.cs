@@ -1,0 +1,54 @@
+using Microsoft.AspNetCore.Builder;
+using Microsoft.AspNetCore.Http;
+using Microsoft.AspNetCore.Routing;
+using Microsoft.Extensions.DependencyInjection;
+using Microsoft.Extensions.Logging;
+using Microsoft.Extensions.Logging.Abstractions;
+using WebSocketCodec.Http1;
+using WebSocketCodec.Pipelines;
+
+namespace WebSocketCodec.AspNetCore;
+
+/// <summary>Handshake-only websocket endpoints, for proxies and gateways.</summary>
+public static partial class WebSocketTunnelExtensions
+{
+    /// <summary>
+    /// Validates websocket handshakes at <paramref name="pattern"/> (HTTP/1.1 upgrades and HTTP/2 extended CONNECTs,
+    /// as strictly as <see cref="WebSocketEndpointExtensions.MapWebSocketCodec(IEndpointRouteBuilder, string, Func{HttpContext, WebSocketChannel, Task}, WebSocketAcceptOptions?)"/>,
+    /// origins included) and hands each to <paramref name="application"/> unanswered: it accepts (and gets the
+    /// websocket's byte stream, frames not decoded) or refuses. A handshake the application leaves unanswered gets 502.
+    /// </summary>
+    public static IEndpointConventionBuilder MapWebSocketTunnel(
+        this IEndpointRouteBuilder endpoints, string pattern, Func<WebSocketTunnel, Task> application, WebSocketAcceptOptions? options = null)
+    {
+        ArgumentNullException.ThrowIfNull(endpoints);
+        ArgumentNullException.ThrowIfNull(application);
+        options ??= WebSocketAcceptOptions.Default;
+        ILogger logger = endpoints.ServiceProvider.GetService<ILoggerFactory>()?.CreateLogger("WebSocketCodec.AspNetCore.Tunnel") ?? NullLogger.Instance;
+        return endpoints.Map(pattern, async context =>
+        {
+            HandshakeFailure failure = KestrelHandshake.Validate(context, out WebSocketUpgradeRequest? upgrade, out bool multiplexed);
+            if (!failure.IsFailure)
+            {
+                failure = options.Negotiate(upgrade!, out _); // the origin check; the application picks the subprotocol
+            }
+
+            if (failure.IsFailure)
+            {
+                LogRefused(logger, context.Request.Path, failure.StatusCode, failure.Message);
+                await KestrelHandshake.RefuseAsync(context, failure, multiplexed).ConfigureAwait(false);
+                return;
+            }
+
+            var tunnel = new WebSocketTunnel(context, upgrade!, multiplexed);
+            await application(tunnel).ConfigureAwait(false);
+            if (!tunnel.IsAnswered)
+            {
+                await tunnel.RefuseAsync(502, "The websocket could not be relayed.").ConfigureAwait(false);
+            }
+        }).WithDisplayName($"WebSocketCodec tunnel {pattern}");
+    }
+
+    [LoggerMessage(Level = LogLevel.Debug, Message = "WebSocket tunnel handshake at {Path} refused with {Status}: {Reason}")]
+    private static partial void LogRefused(ILogger logger, PathString path, int status, string reason);
+}
