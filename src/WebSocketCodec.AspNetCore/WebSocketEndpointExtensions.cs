@@ -30,9 +30,10 @@ public static class WebSocketEndpointExtensions
         ArgumentNullException.ThrowIfNull(application);
         var registry = new WebSocketRegistry();
         IServiceProvider services = endpoints.ServiceProvider;
-        services.GetService<IHostApplicationLifetime>()?.ApplicationStopping.Register(registry.CloseAll);
+        options ??= WebSocketAcceptOptions.Default;
+        registry.CloseOnShutdown(services);
         ILogger logger = services.GetService<ILoggerFactory>()?.CreateLogger("WebSocketCodec.AspNetCore") ?? NullLogger.Instance;
-        var handler = new WebSocketEndpointHandler(options ?? WebSocketAcceptOptions.Default, application, registry, logger);
+        var handler = new WebSocketEndpointHandler(options, application, registry, logger);
         return endpoints.Map(pattern, handler.HandleAsync).WithDisplayName($"WebSocketCodec {pattern}");
     }
 

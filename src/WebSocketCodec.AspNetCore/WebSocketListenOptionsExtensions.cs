@@ -32,7 +32,7 @@ public static class WebSocketListenOptionsExtensions
         ArgumentOutOfRangeException.ThrowIfNegativeOrZero(maxConnections);
         options ??= WebSocketAcceptOptions.Default;
         var registry = new WebSocketRegistry();
-        listen.ApplicationServices.GetService<IHostApplicationLifetime>()?.ApplicationStopping.Register(registry.CloseAll);
+        registry.CloseOnShutdown(listen.ApplicationServices);
         int open = 0;
         listen.Use(_ => async connection =>
         {

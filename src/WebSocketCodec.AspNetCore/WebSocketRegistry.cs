@@ -1,4 +1,6 @@
 using System.Collections.Concurrent;
+using Microsoft.Extensions.DependencyInjection;
+using Microsoft.Extensions.Hosting;
 using WebSocketCodec.Pipelines;
 
 namespace WebSocketCodec.AspNetCore;
@@ -14,13 +16,21 @@ internal sealed class WebSocketRegistry
 
     public void Remove(WebSocketChannel channel) => _open.TryRemove(channel, out _);
 
-    /// <summary>Sends Close 1001 on every open websocket; their read loops then finish the handshakes.</summary>
-    public void CloseAll()
+    /// <summary>
+    /// On <see cref="IHostApplicationLifetime.ApplicationStopping"/>, which comes before the server stops (and, over
+    /// HTTP/2, before Kestrel's GOAWAY), sends Close 1001 on every open websocket. Kestrel then waits, within the host's
+    /// shutdown timeout, for the endpoints to return, and each does once its close handshake ends (answered, or after
+    /// the close timeout).
+    /// </summary>
+    public void CloseOnShutdown(IServiceProvider services)
     {
-        foreach (WebSocketChannel channel in _open.Keys)
+        services.GetService<IHostApplicationLifetime>()?.ApplicationStopping.Register(() =>
         {
-            _ = CloseQuietlyAsync(channel);
-        }
+            foreach (WebSocketChannel channel in _open.Keys)
+            {
+                _ = CloseQuietlyAsync(channel);
+            }
+        });
     }
 
     private static async Task CloseQuietlyAsync(WebSocketChannel channel)
@@ -28,6 +38,7 @@ internal sealed class WebSocketRegistry
         try
         {
             await channel.CloseAsync((ushort)CloseStatus.GoingAway, "server shutting down").ConfigureAwait(false);
+            await channel.Completion.ConfigureAwait(false);
         }
         catch (Exception error) when (error is InvalidOperationException or IOException or OperationCanceledException)
         {

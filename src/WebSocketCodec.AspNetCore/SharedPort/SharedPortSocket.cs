@@ -22,6 +22,7 @@ internal sealed partial class SharedPortSocket(IPEndPoint requestedEndPoint, Tim
     private Task? _acceptLoop;
     private int _pending;
     private int _openSides;
+    private int _boundSides;
     private ILogger? _logger;
 
     public IPEndPoint RequestedEndPoint { get; } = requestedEndPoint;
@@ -44,6 +45,7 @@ internal sealed partial class SharedPortSocket(IPEndPoint requestedEndPoint, Tim
             }
 
             _openSides++;
+            _boundSides++;
             return new Side(this, protocol);
         }
         finally
@@ -112,6 +114,8 @@ internal sealed partial class SharedPortSocket(IPEndPoint requestedEndPoint, Tim
         await connection.DisposeAsync().ConfigureAwait(false);
     }
 
+    /// <summary>Stops one side accepting; the real socket stops accepting when both sides did. Connections already
+    /// handed to Kestrel live on.</summary>
     private async ValueTask UnbindSideAsync(HttpProtocols protocol)
     {
         Channel<ConnectionContext> queue = protocol == HttpProtocols.Http2 ? _http2 : _http1;
@@ -124,15 +128,31 @@ internal sealed partial class SharedPortSocket(IPEndPoint requestedEndPoint, Tim
         await _bindLock.WaitAsync().ConfigureAwait(false);
         try
         {
-            if (--_openSides == 0 && _inner is not null)
+            if (--_boundSides == 0 && _inner is not null)
             {
                 await _inner.UnbindAsync().ConfigureAwait(false);
-                await _inner.DisposeAsync().ConfigureAwait(false);
                 if (_acceptLoop is not null)
                 {
                     await _acceptLoop.ConfigureAwait(false);
                 }
+            }
+        }
+        finally
+        {
+            _bindLock.Release();
+        }
+    }
 
+    /// <summary>Kestrel disposes a listener once its connections are done; the real listener (whose memory pool the
+    /// connections of both sides use) is disposed after both sides.</summary>
+    private async ValueTask DisposeSideAsync()
+    {
+        await _bindLock.WaitAsync().ConfigureAwait(false);
+        try
+        {
+            if (--_openSides == 0 && _inner is not null)
+            {
+                await _inner.DisposeAsync().ConfigureAwait(false);
                 _inner = null;
             }
         }
@@ -149,6 +169,7 @@ internal sealed partial class SharedPortSocket(IPEndPoint requestedEndPoint, Tim
     private sealed class Side(SharedPortSocket socket, HttpProtocols protocol) : IConnectionListener
     {
         private int _unbound;
+        private int _disposed;
 
         public EndPoint EndPoint => new SharedPortEndPoint(socket, protocol);
 
@@ -175,6 +196,13 @@ internal sealed partial class SharedPortSocket(IPEndPoint requestedEndPoint, Tim
         public ValueTask UnbindAsync(CancellationToken cancellationToken = default) =>
             Interlocked.Exchange(ref _unbound, 1) == 0 ? socket.UnbindSideAsync(protocol) : ValueTask.CompletedTask;
 
-        public ValueTask DisposeAsync() => UnbindAsync();
+        public async ValueTask DisposeAsync()
+        {
+            await UnbindAsync().ConfigureAwait(false);
+            if (Interlocked.Exchange(ref _disposed, 1) == 0)
+            {
+                await socket.DisposeSideAsync().ConfigureAwait(false);
+            }
+        }
     }
 }
