@@ -47,6 +47,7 @@ internal static class KestrelHandshake
             headers["Sec-WebSocket-Protocol"] = subprotocol;
         }
 
+        HandshakeTelemetry.Record(context.Request, multiplexed ? 200 : 101);
         if (multiplexed)
         {
             // RFC 8441 section 5: the stream then carries the frames both ways.
@@ -63,6 +64,7 @@ internal static class KestrelHandshake
     /// version); over HTTP/1.1 the connection is closed, over HTTP/2 only the stream ends.</summary>
     public static async Task RefuseAsync(HttpContext context, HandshakeFailure failure, bool multiplexed)
     {
+        HandshakeTelemetry.Record(context.Request, failure.StatusCode);
         HttpResponse response = context.Response;
         response.StatusCode = failure.StatusCode;
         if (!multiplexed)
