@@ -159,7 +159,7 @@ public sealed class ExtendedConnectTests
     }
 
     [Fact]
-    public async Task TheServersAbortResetsThatStreamOnly()
+    public async Task AnApplicationFailureClosesThatStreamWith1011Only()
     {
         await using KestrelHost host = await StartAsync(app => app.MapWebSocketCodec("/abortable", static (_, sender) =>
             new WebSocketMessageListener(sender, (s, type, payload) =>
@@ -178,6 +178,30 @@ public sealed class ExtendedConnectTests
         await doomed.SendAsync(RawWebSocket.Frame(WebSocketOpcode.Text, "abort"u8));
         var (status, _) = await doomed.ReadUntilCloseAsync();
         Assert.Equal(1011, status);
+        await other.AssertEchoAsync("unaffected");
+    }
+
+    [Fact]
+    public async Task TheServersAbortResetsThatStreamWithCancelOnly()
+    {
+        await using KestrelHost host = await StartAsync(app => app.MapWebSocketCodec("/abort", static (_, channel) =>
+            channel.RunAsync(sender => new WebSocketMessageListener(sender, (s, type, payload) =>
+            {
+                if (payload.SequenceEqual("abort"u8))
+                {
+                    channel.Abort();
+                    return;
+                }
+
+                Echo(s, type, payload);
+            }))));
+        using var connection = new HttpMessageInvoker(Http2.Handler());
+        await using RawWebSocket doomed = await RawWebSocket.OpenHttp2Async(host.BaseUrl, "/abort", connection);
+        await using RawWebSocket other = await RawWebSocket.OpenHttp2Async(host.BaseUrl, "/ws", connection);
+        await doomed.AssertEchoAsync("fine so far");
+        await doomed.SendAsync(RawWebSocket.Frame(WebSocketOpcode.Text, "abort"u8));
+        var reset = await Assert.ThrowsAnyAsync<Exception>(() => doomed.ReadFrameAsync());
+        Assert.Equal(0x8, Assert.IsType<HttpProtocolException>(reset is HttpProtocolException ? reset : reset.InnerException).ErrorCode); // CANCEL
         await other.AssertEchoAsync("unaffected");
     }
 }
