@@ -74,6 +74,11 @@ internal sealed partial class SharedPortSocket(IPEndPoint requestedEndPoint, Tim
         {
             // Unbound while accepting.
         }
+        catch (Exception error) when (_logger is not null)
+        {
+            // The socket listener failed for good: both sides stop accepting, which Kestrel sees and reports.
+            LogAcceptFailed(_logger, RequestedEndPoint, error);
+        }
         finally
         {
             _http1.Writer.TryComplete();
@@ -93,8 +98,9 @@ internal sealed partial class SharedPortSocket(IPEndPoint requestedEndPoint, Tim
                 return;
             }
         }
-        catch (Exception error) when (error is OperationCanceledException or IOException or ConnectionResetException or InvalidOperationException)
+        catch (Exception error) when (error is not OutOfMemoryException)
         {
+            // A timeout, a reset, a connection torn down while we read: it never reached Kestrel, so drop it here.
             if (_logger is not null)
             {
                 LogDetectionFailed(_logger, connection.RemoteEndPoint, error.Message);
@@ -161,6 +167,9 @@ internal sealed partial class SharedPortSocket(IPEndPoint requestedEndPoint, Tim
             _bindLock.Release();
         }
     }
+
+    [LoggerMessage(Level = LogLevel.Error, Message = "Accepting connections on {EndPoint} failed; the port stops accepting")]
+    private static partial void LogAcceptFailed(ILogger logger, IPEndPoint endPoint, Exception error);
 
     [LoggerMessage(Level = LogLevel.Debug, Message = "Connection from {Remote} closed before its protocol was known: {Reason}")]
     private static partial void LogDetectionFailed(ILogger logger, EndPoint? remote, string reason);
