@@ -1,3 +1,4 @@
+using System.IO.Pipelines;
 using Microsoft.AspNetCore.Http;
 using Microsoft.AspNetCore.Http.Features;
 using Microsoft.Extensions.Logging;
@@ -29,7 +30,7 @@ internal sealed partial class WebSocketEndpointHandler(
         }
 
         Stream stream = await KestrelHandshake.AcceptAsync(context, upgrade!, multiplexed, subprotocol).ConfigureAwait(false);
-        var transport = new StreamDuplexPipe(stream, leaveOpen: true);
+        IDuplexPipe transport = multiplexed ? new Http2StreamTransport(stream, context.Response) : new StreamDuplexPipe(stream, leaveOpen: true);
         using var channel = new WebSocketChannel(transport, WebSocketRole.Server, options.Session, subprotocol);
         registry.Add(channel);
 

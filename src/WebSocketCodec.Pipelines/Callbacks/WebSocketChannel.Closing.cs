@@ -79,13 +79,28 @@ public sealed partial class WebSocketChannel
         _timer.Change(due, System.Threading.Timeout.InfiniteTimeSpan);
     }
 
-    private async ValueTask CompleteOutputAsync()
+    /// <summary>Ends our direction of the transport: half-closes it when it can (<see cref="IHalfClosingDuplexPipe"/>,
+    /// an HTTP/2 stream's END_STREAM) and <paramref name="halfClose"/> asks, else completes its writer.</summary>
+    private async ValueTask CompleteOutputAsync(bool halfClose = false)
     {
         await _writeLock.WaitAsync().ConfigureAwait(false);
         try
         {
+            if (_outputCompleted)
+            {
+                return;
+            }
+
             _outputClosed = true;
-            await _transport.Output.CompleteAsync().ConfigureAwait(false);
+            _outputCompleted = true;
+            if (halfClose && _transport is IHalfClosingDuplexPipe halfClosing)
+            {
+                await halfClosing.CloseOutputAsync().ConfigureAwait(false);
+            }
+            else
+            {
+                await _transport.Output.CompleteAsync().ConfigureAwait(false);
+            }
         }
         finally
         {

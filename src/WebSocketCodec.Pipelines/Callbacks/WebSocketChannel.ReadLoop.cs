@@ -79,6 +79,11 @@ public sealed partial class WebSocketChannel
                     WebSocketTelemetry.Violations.Add(1, new KeyValuePair<string, object?>("websocket.violation", _session.Violation.ToString()));
                 }
 
+                if (_transport is IHalfClosingDuplexPipe)
+                {
+                    await CompleteOutputAsync(halfClose: true).ConfigureAwait(false); // Close, then END_STREAM at once
+                }
+
                 await DrainAsync(reader, probeForClose: true).ConfigureAwait(false);
                 return;
             }

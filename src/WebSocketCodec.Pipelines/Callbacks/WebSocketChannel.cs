@@ -36,6 +36,7 @@ public sealed partial class WebSocketChannel : IDisposable
     private readonly CancellationTokenSource _abortSource = new();
     private Exception? _error;
     private bool _closeTimedOut;
+    private bool _outputCompleted;
     private ushort? _drainedCloseStatus;
 
     /// <summary>Creates the websocket for one end of an upgraded connection.</summary>

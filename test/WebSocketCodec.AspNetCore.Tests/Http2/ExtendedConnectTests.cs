@@ -130,8 +130,11 @@ public sealed class ExtendedConnectTests
         await using RawWebSocket good = await RawWebSocket.OpenHttp2Async(host.BaseUrl, "/ws", connection);
         await good.AssertEchoAsync("before");
         await bad.SendAsync(RawWebSocket.RawFrame(0x83, [1])); // reserved opcode
-        var (status, _) = await bad.ReadUntilCloseAsync();
+
+        // Close 1002, then END_STREAM at once (a half-close: the server does not wait for our answer to end its side).
+        var (status, _) = await bad.ReadUntilCloseAsync(answer: false);
         Assert.Equal(1002, status);
+        await bad.SendAsync(RawWebSocket.Close(1002)); // our side is still open, and the server drains it
         await good.AssertEchoAsync("after");
         await using RawWebSocket third = await RawWebSocket.OpenHttp2Async(host.BaseUrl, "/ws", connection);
         await third.AssertEchoAsync("a new stream on the same connection");
