@@ -1,0 +1,284 @@
+using System.Buffers;
+using System.Buffers.Binary;
+using System.Diagnostics;
+using System.Net;
+using System.Net.Security;
+using System.Net.Sockets;
+using System.Text;
+
+namespace WebSocketCodec.PerfTest;
+
+/// <summary>
+/// One pipelined client connection: a window of masked binary frames in flight (payload = 8-byte send timestamp +
+/// filler), refilled in one write once half has come back; every echo's latency goes into a histogram. It only counts
+/// frames (masked or not, so the raw byte echoes count too) and checks their lengths.
+/// </summary>
+internal sealed class LoadConnection : IAsyncDisposable
+{
+    private static readonly byte[] MaskKey = [0x37, 0xFA, 0x21, 0x3D];
+    private readonly Stream _stream;
+    private readonly Socket _socket;
+    private readonly int _payload;
+    private readonly int _window;
+    private readonly SemaphoreSlim _refill = new(0);
+    private readonly byte[] _frames;
+    private readonly int _frameLength;
+    private int _inFlight;
+    private volatile bool _measuring;
+
+    private LoadConnection(Socket socket, Stream stream, int payload, int window)
+    {
+        _socket = socket;
+        _stream = stream;
+        _payload = Math.Max(payload, 8);
+        _window = window;
+        _frameLength = 2 + (_payload > 125 ? 2 : 0) + 4 + _payload;
+        _frames = new byte[_frameLength * window];
+    }
+
+    public LatencyHistogram Latency { get; } = new();
+
+    public long Received;
+
+    public static async Task<LoadConnection> OpenAsync(IPEndPoint server, bool tls, int payload, int window, CancellationToken cancellationToken)
+    {
+        var socket = new Socket(SocketType.Stream, ProtocolType.Tcp) { NoDelay = true };
+        await socket.ConnectAsync(server, cancellationToken);
+        Stream stream = new NetworkStream(socket, ownsSocket: false);
+        if (tls)
+        {
+            var ssl = new SslStream(stream);
+            await ssl.AuthenticateAsClientAsync(new SslClientAuthenticationOptions
+            {
+                TargetHost = "localhost",
+                RemoteCertificateValidationCallback = (_, _, _, _) => true,
+            }, cancellationToken);
+            stream = ssl;
+        }
+
+        string request = $"GET / HTTP/1.1\r\nHost: 127.0.0.1:{server.Port}\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n" +
+            "Sec-WebSocket-Version: 13\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n\r\n";
+        await stream.WriteAsync(Encoding.ASCII.GetBytes(request), cancellationToken);
+        var head = new List<byte>();
+        byte[] one = new byte[1];
+        while (!(head.Count >= 4 && head[^4] == '\r' && head[^3] == '\n' && head[^2] == '\r' && head[^1] == '\n'))
+        {
+            if (await stream.ReadAsync(one, cancellationToken) == 0)
+            {
+                throw new IOException("The server closed the connection during the handshake.");
+            }
+
+            head.Add(one[0]);
+        }
+
+        string status = Encoding.ASCII.GetString([.. head]);
+        if (!status.StartsWith("HTTP/1.1 101", StringComparison.Ordinal))
+        {
+            throw new IOException("The server refused the websocket: " + status.Split('\r')[0]);
+        }
+
+        return new LoadConnection(socket, stream, payload, window);
+    }
+
+    /// <summary>Whether echoes count toward <see cref="Received"/> and <see cref="Latency"/>.</summary>
+    public bool Measuring
+    {
+        get => _measuring;
+        set => _measuring = value;
+    }
+
+    private Task? _sending;
+    private Task? _receiving;
+
+    private volatile bool _stopped;
+    private volatile string _stage = "starting";
+
+    public string State => $"send {_sending?.Status} ({_stage}), receive {_receiving?.Status}, in flight {Volatile.Read(ref _inFlight)}";
+
+    public Task RunAsync(CancellationToken cancellationToken)
+    {
+        _sending = Task.Run(() => SendLoopAsync(cancellationToken), CancellationToken.None);
+        _receiving = Task.Run(() => ReceiveLoopAsync(cancellationToken), CancellationToken.None);
+        return Task.WhenAll(_sending, _receiving);
+    }
+
+    private async Task SendLoopAsync(CancellationToken cancellationToken)
+    {
+        // The frame template: FIN + binary, masked with a fixed non-zero key (no codec may take a zero-key shortcut);
+        // the filler is zeros, masked once here; only the timestamp is written (masked) per send.
+        for (int i = 0; i < _window; i++)
+        {
+            Span<byte> frame = _frames.AsSpan(i * _frameLength, _frameLength);
+            frame[0] = 0x82;
+            int offset;
+            if (_payload > 125)
+            {
+                frame[1] = 0x80 | 126;
+                BinaryPrimitives.WriteUInt16BigEndian(frame[2..], (ushort)_payload);
+                offset = 4;
+            }
+            else
+            {
+                frame[1] = (byte)(0x80 | _payload);
+                offset = 2;
+            }
+
+            MaskKey.CopyTo(frame.Slice(offset, 4));
+            Span<byte> payload = frame[(offset + 4)..];
+            for (int b = 0; b < payload.Length; b++)
+            {
+                payload[b] = MaskKey[b & 3];
+            }
+        }
+
+        int toSend = _window;
+        try
+        {
+            while (!cancellationToken.IsCancellationRequested)
+            {
+                Stamp(toSend);
+
+                Interlocked.Add(ref _inFlight, toSend);
+                _stage = "writing";
+                await _stream.WriteAsync(_frames.AsMemory(0, toSend * _frameLength), cancellationToken);
+                _stage = "waiting";
+                while (!await _refill.WaitAsync(50, CancellationToken.None))
+                {
+                    if (_stopped || cancellationToken.IsCancellationRequested)
+                    {
+                        return;
+                    }
+                }
+
+                toSend = _window - Volatile.Read(ref _inFlight);
+            }
+        }
+        catch (Exception error) when (error is OperationCanceledException or IOException or ObjectDisposedException)
+        {
+        }
+    }
+
+    /// <summary>Writes the send time, masked, into the first <paramref name="count"/> frames.</summary>
+    private void Stamp(int count)
+    {
+        Span<byte> stamp = stackalloc byte[8];
+        BinaryPrimitives.WriteInt64LittleEndian(stamp, Stopwatch.GetTimestamp());
+        for (int b = 0; b < 8; b++)
+        {
+            stamp[b] ^= MaskKey[b & 3];
+        }
+
+        for (int i = 0; i < count; i++)
+        {
+            stamp.CopyTo(_frames.AsSpan((i * _frameLength) + _frameLength - _payload));
+        }
+    }
+
+    private async Task ReceiveLoopAsync(CancellationToken cancellationToken)
+    {
+        byte[] buffer = new byte[256 * 1024];
+        int buffered = 0;
+        try
+        {
+            while (!cancellationToken.IsCancellationRequested)
+            {
+                int read = await _stream.ReadAsync(buffer.AsMemory(buffered), cancellationToken);
+                if (read == 0)
+                {
+                    return;
+                }
+
+                buffered += read;
+                int consumed = Parse(buffer.AsSpan(0, buffered));
+                buffer.AsSpan(consumed, buffered - consumed).CopyTo(buffer);
+                buffered -= consumed;
+            }
+        }
+        catch (Exception error) when (error is OperationCanceledException or IOException or ObjectDisposedException)
+        {
+        }
+    }
+
+    private int Parse(ReadOnlySpan<byte> data)
+    {
+        int consumed = 0;
+        int frames = 0;
+        long now = Stopwatch.GetTimestamp();
+        bool measuring = _measuring;
+        Span<byte> stamp = stackalloc byte[8];
+        while (data.Length - consumed >= 2)
+        {
+            ReadOnlySpan<byte> frame = data[consumed..];
+            bool masked = (frame[1] & 0x80) != 0;
+            int length = frame[1] & 0x7F;
+            int header = 2;
+            if (length == 126)
+            {
+                if (frame.Length < 4)
+                {
+                    break;
+                }
+
+                length = BinaryPrimitives.ReadUInt16BigEndian(frame[2..]);
+                header = 4;
+            }
+            else if (length == 127)
+            {
+                throw new InvalidDataException("The perf client does not expect 64-bit lengths.");
+            }
+
+            header += masked ? 4 : 0;
+            if (frame.Length < header + length)
+            {
+                break;
+            }
+
+            if (length != _payload)
+            {
+                throw new InvalidDataException($"An echo of {length} bytes came back for {_payload}.");
+            }
+
+            if (measuring)
+            {
+                frame.Slice(header, 8).CopyTo(stamp);
+                if (masked)
+                {
+                    // A raw echo returns our masked bytes: unmask the timestamp with our key.
+                    for (int b = 0; b < 8; b++)
+                    {
+                        stamp[b] ^= MaskKey[b & 3];
+                    }
+                }
+
+                long sent = BinaryPrimitives.ReadInt64LittleEndian(stamp);
+                Latency.Record((long)((now - sent) * (1_000_000_000.0 / Stopwatch.Frequency)));
+            }
+
+            consumed += header + length;
+            frames++;
+        }
+
+        if (frames > 0)
+        {
+            if (measuring)
+            {
+                Received += frames;
+            }
+
+            int left = Interlocked.Add(ref _inFlight, -frames);
+            if (left <= _window / 2 && left + frames > _window / 2)
+            {
+                _refill.Release();
+            }
+        }
+
+        return consumed;
+    }
+
+    public async ValueTask DisposeAsync()
+    {
+        _stopped = true;
+        await _stream.DisposeAsync();
+        _socket.Dispose();
+    }
+}

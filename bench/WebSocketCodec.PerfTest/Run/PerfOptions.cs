@@ -1,0 +1,24 @@
+namespace WebSocketCodec.PerfTest;
+
+/// <summary>What to measure.</summary>
+public sealed record PerfOptions
+{
+    public IReadOnlyList<string> Variants { get; init; } = [PerfTest.Variants.Ours, PerfTest.Variants.AspNetCore, PerfTest.Variants.Raw];
+
+    /// <summary>Payload bytes (at least 8: the timestamp).</summary>
+    public int Payload { get; init; } = 64;
+
+    /// <summary>Frames in flight per connection (refilled at half).</summary>
+    public int Window { get; init; } = 256;
+
+    public int Connections { get; init; } = 1;
+
+    public bool Tls { get; init; }
+
+    public TimeSpan Warmup { get; init; } = TimeSpan.FromSeconds(3);
+
+    public TimeSpan Duration { get; init; } = TimeSpan.FromSeconds(10);
+
+    /// <summary>Pin the server to core 0 and this process to core 1 (off for smoke runs inside a test host).</summary>
+    public bool Pin { get; init; } = true;
+}

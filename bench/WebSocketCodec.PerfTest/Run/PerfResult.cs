@@ -1,0 +1,14 @@
+using System.Globalization;
+
+namespace WebSocketCodec.PerfTest;
+
+/// <summary>One variant's measured window.</summary>
+public sealed record PerfResult(
+    string Variant, int Payload, int Window, int Connections, bool Tls, double Seconds, long Messages,
+    double MessagesPerSecond, double P50Microseconds, double P95Microseconds, double P99Microseconds,
+    int Gen0, int Gen1, int Gen2, double AllocatedBytesPerMessage)
+{
+    /// <summary>The report line; it ends with <c>msgs/s=&lt;n&gt; p50us=&lt;n&gt; p99us=&lt;n&gt;</c>.</summary>
+    public override string ToString() => string.Create(CultureInfo.InvariantCulture,
+        $"{Variant,-24} payload={Payload} window={Window} conns={Connections} tls={(Tls ? "on" : "off")} gen0={Gen0} gen1={Gen1} gen2={Gen2} alloc/msg={AllocatedBytesPerMessage:F1} p95us={P95Microseconds:F0} msgs/s={MessagesPerSecond:F0} p50us={P50Microseconds:F0} p99us={P99Microseconds:F0}");
+}

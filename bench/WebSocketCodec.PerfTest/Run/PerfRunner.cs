@@ -1,0 +1,91 @@
+using System.Diagnostics;
+using System.Net;
+
+namespace WebSocketCodec.PerfTest;
+
+/// <summary>Runs each variant in turn: its server in a process pinned to core 0, the load from this process on core
+/// 1, warm-up, then the measured window with the server's GC counts read before and after.</summary>
+public static class PerfRunner
+{
+    private static readonly bool Tracing = Environment.GetEnvironmentVariable("PERFTEST_TRACE") == "1";
+
+    private static void Trace(string step)
+    {
+        if (Tracing)
+        {
+            Console.Error.WriteLine($"{DateTime.Now:HH:mm:ss.fff} {step}");
+        }
+    }
+
+    public static async Task<PerfResult> RunVariantAsync(string variant, PerfOptions options, CancellationToken cancellationToken = default)
+    {
+        ArgumentNullException.ThrowIfNull(options);
+        await using ServerProcess server = await ServerProcess.StartAsync(variant, options.Tls, core: options.Pin ? 0 : -1);
+        Trace("started");
+        if (options.Pin)
+        {
+            ServerProcess.PinToCore(Process.GetCurrentProcess(), core: 1);
+        }
+
+        var endPoint = new IPEndPoint(IPAddress.Loopback, server.Port);
+        var connections = new List<LoadConnection>();
+        using var stop = CancellationTokenSource.CreateLinkedTokenSource(cancellationToken);
+        try
+        {
+            for (int i = 0; i < options.Connections; i++)
+            {
+                connections.Add(await LoadConnection.OpenAsync(endPoint, options.Tls, options.Payload, options.Window, cancellationToken));
+            }
+
+            Task[] running = connections.Select(c => c.RunAsync(stop.Token)).ToArray();
+            Trace("connected");
+            await Task.Delay(options.Warmup, cancellationToken);
+            var before = await server.GcAsync();
+            var clock = Stopwatch.StartNew();
+            connections.ForEach(c => c.Measuring = true);
+            await Task.Delay(options.Duration, cancellationToken);
+            connections.ForEach(c => c.Measuring = false);
+            double seconds = clock.Elapsed.TotalSeconds;
+            var after = await server.GcAsync();
+            Trace("measured");
+            await stop.CancelAsync();
+            foreach (LoadConnection connection in connections)
+            {
+                await connection.DisposeAsync();
+            }
+
+            try
+            {
+                await Task.WhenAll(running).WaitAsync(TimeSpan.FromSeconds(5), CancellationToken.None);
+            }
+            catch (TimeoutException)
+            {
+                Trace("stuck: " + string.Join(", ", connections.Select(c => c.State)));
+                throw;
+            }
+
+            Trace("stopped");
+            var latency = new LatencyHistogram();
+            long messages = 0;
+            foreach (LoadConnection connection in connections)
+            {
+                latency.Add(connection.Latency);
+                messages += connection.Received;
+            }
+
+            return new PerfResult(
+                variant, Math.Max(8, options.Payload), options.Window, options.Connections, options.Tls, seconds, messages,
+                messages / seconds, latency.Percentile(50) / 1000.0, latency.Percentile(95) / 1000.0, latency.Percentile(99) / 1000.0,
+                after.Gen0 - before.Gen0, after.Gen1 - before.Gen1, after.Gen2 - before.Gen2,
+                messages == 0 ? 0 : (after.Allocated - before.Allocated) / (double)messages);
+        }
+        finally
+        {
+            await stop.CancelAsync();
+            foreach (LoadConnection connection in connections)
+            {
+                await connection.DisposeAsync();
+            }
+        }
+    }
+}

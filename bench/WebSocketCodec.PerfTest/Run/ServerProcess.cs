@@ -1,0 +1,88 @@
+using System.Diagnostics;
+using System.Globalization;
+
+namespace WebSocketCodec.PerfTest;
+
+/// <summary>A variant's server in its own process, pinned to one core; reports its GC counts on request.</summary>
+internal sealed class ServerProcess : IAsyncDisposable
+{
+    private readonly Process _process;
+
+    private ServerProcess(Process process, int port)
+    {
+        _process = process;
+        Port = port;
+    }
+
+    public int Port { get; }
+
+    public static async Task<ServerProcess> StartAsync(string variant, bool tls, int core)
+    {
+        string self = typeof(ServerProcess).Assembly.Location;
+        var start = new ProcessStartInfo("dotnet")
+        {
+            RedirectStandardInput = true,
+            RedirectStandardOutput = true,
+            RedirectStandardError = true,
+        };
+        foreach (string argument in new[] { self, "serve", "--variant", variant })
+        {
+            start.ArgumentList.Add(argument);
+        }
+
+        if (tls)
+        {
+            start.ArgumentList.Add("--tls");
+        }
+
+        Process process = Process.Start(start)!;
+        if (core >= 0)
+        {
+            PinToCore(process, core);
+        }
+        string? line = await process.StandardOutput.ReadLineAsync().WaitAsync(TimeSpan.FromSeconds(60));
+        if (line is null || !line.StartsWith("port ", StringComparison.Ordinal))
+        {
+            string error = await process.StandardError.ReadToEndAsync();
+            process.Kill(entireProcessTree: true);
+            throw new InvalidOperationException($"The {variant} server did not start: {line} {error}");
+        }
+
+        return new ServerProcess(process, int.Parse(line.AsSpan(5), CultureInfo.InvariantCulture));
+    }
+
+    /// <summary>Pins a process to one core when the machine has more than one (so results read per core).</summary>
+    public static void PinToCore(Process process, int core)
+    {
+        if (Environment.ProcessorCount > 1 && (OperatingSystem.IsLinux() || OperatingSystem.IsWindows()))
+        {
+            process.ProcessorAffinity = 1 << (core % Environment.ProcessorCount);
+        }
+    }
+
+    /// <summary>The server's GC counts (gen 0, 1, 2) and total allocated bytes.</summary>
+    public async Task<(int Gen0, int Gen1, int Gen2, long Allocated)> GcAsync()
+    {
+        await _process.StandardInput.WriteLineAsync("gc");
+        await _process.StandardInput.FlushAsync();
+        string line = await _process.StandardOutput.ReadLineAsync().WaitAsync(TimeSpan.FromSeconds(20)) ?? throw new InvalidOperationException("The server exited.");
+        string[] parts = line.Split(' ');
+        return (int.Parse(parts[1], CultureInfo.InvariantCulture), int.Parse(parts[2], CultureInfo.InvariantCulture),
+            int.Parse(parts[3], CultureInfo.InvariantCulture), long.Parse(parts[4], CultureInfo.InvariantCulture));
+    }
+
+    public async ValueTask DisposeAsync()
+    {
+        _process.StandardInput.Close(); // the server stops when stdin ends
+        try
+        {
+            await _process.WaitForExitAsync().WaitAsync(TimeSpan.FromSeconds(15));
+        }
+        catch (TimeoutException)
+        {
+            _process.Kill(entireProcessTree: true);
+        }
+
+        _process.Dispose();
+    }
+}

@@ -1,0 +1,131 @@
+using System.Globalization;
+using System.Net;
+using System.Net.WebSockets;
+using Microsoft.AspNetCore.Builder;
+using Microsoft.AspNetCore.Connections;
+using Microsoft.AspNetCore.Hosting;
+using Microsoft.AspNetCore.Hosting.Server;
+using Microsoft.AspNetCore.Hosting.Server.Features;
+using Microsoft.AspNetCore.Http;
+using Microsoft.AspNetCore.Server.Kestrel.Core;
+using Microsoft.Extensions.DependencyInjection;
+using Microsoft.Extensions.Logging;
+using WebSocketCodec.AspNetCore;
+using WebSocketCodec.Pipelines;
+using WebSocketCodec.Samples.EchoServer;
+
+namespace WebSocketCodec.PerfTest;
+
+/// <summary>The server process of one variant: prints <c>port N</c>, then answers <c>gc</c> on stdin with its
+/// collection counts and allocated bytes, and stops when stdin ends.</summary>
+internal static class PerfServer
+{
+    public static async Task<int> RunAsync(string variant, bool tls)
+    {
+        if (!Variants.All.Contains(variant))
+        {
+            await Console.Error.WriteLineAsync($"unknown variant '{variant}'");
+            return 2;
+        }
+
+        var builder = WebApplication.CreateSlimBuilder();
+        builder.Logging.ClearProviders();
+        builder.WebHost.ConfigureKestrel(kestrel =>
+        {
+            kestrel.AddServerHeader = false;
+            kestrel.Listen(IPAddress.Loopback, 0, listen =>
+            {
+                listen.Protocols = HttpProtocols.Http1;
+                if (tls)
+                {
+                    listen.UseHttps(SelfSignedCertificate.Create());
+                }
+
+                switch (variant)
+                {
+                    case Variants.Ours:
+                        listen.UseWebSocketCodec((_, channel) => channel.RunAsync(sender => new FrameEchoListener(sender)));
+                        break;
+                    case Variants.OursBulk:
+                        listen.UseWebSocketCodec((_, channel) => channel.RunAsync(sender => new BulkEchoListener(sender)));
+                        break;
+                    case Variants.OursMessages:
+                        listen.UseWebSocketCodec((_, channel) => channel.RunAsync(sender => new WebSocketMessageListener(sender, EchoMessage)));
+                        break;
+                    case Variants.Raw:
+                        listen.Run(RawEcho.ConnectionAsync);
+                        break;
+                }
+            });
+        });
+        WebApplication app = builder.Build();
+        switch (variant)
+        {
+            case Variants.OursEndpoint:
+                app.MapWebSocketCodec("/", (_, sender) => new FrameEchoListener(sender));
+                break;
+            case Variants.OursEndpointMessages:
+                app.MapWebSocketCodec("/", (_, sender) => new WebSocketMessageListener(sender, EchoMessage));
+                break;
+            case Variants.AspNetCore:
+                app.UseWebSockets(new WebSocketOptions { KeepAliveInterval = TimeSpan.Zero });
+                app.Run(AspNetCoreEchoAsync);
+                break;
+            case Variants.RawUpgrade:
+                app.Run(RawEcho.UpgradeAsync);
+                break;
+        }
+
+        await app.StartAsync();
+        string address = app.Services.GetRequiredService<IServer>().Features.Get<IServerAddressesFeature>()!.Addresses.First();
+        Console.WriteLine($"port {new Uri(address).Port}");
+        while (await Console.In.ReadLineAsync() is { } command)
+        {
+            if (command == "gc")
+            {
+                Console.WriteLine(string.Create(CultureInfo.InvariantCulture,
+                    $"gc {GC.CollectionCount(0)} {GC.CollectionCount(1)} {GC.CollectionCount(2)} {GC.GetTotalAllocatedBytes(precise: true)}"));
+            }
+        }
+
+        await app.StopAsync();
+        return 0;
+    }
+
+    private static void EchoMessage(WebSocketFrameSender sender, WebSocketMessageType type, ReadOnlySpan<byte> payload)
+    {
+        if (sender.CanSend)
+        {
+            sender.Send(type == WebSocketMessageType.Text ? WebSocketOpcode.Text : WebSocketOpcode.Binary, payload);
+        }
+    }
+
+    private static async Task AspNetCoreEchoAsync(HttpContext context)
+    {
+        if (!context.WebSockets.IsWebSocketRequest)
+        {
+            context.Response.StatusCode = StatusCodes.Status400BadRequest;
+            return;
+        }
+
+        using WebSocket socket = await context.WebSockets.AcceptWebSocketAsync();
+        byte[] buffer = new byte[64 * 1024];
+        try
+        {
+            while (true)
+            {
+                ValueWebSocketReceiveResult result = await socket.ReceiveAsync(buffer.AsMemory(), CancellationToken.None);
+                if (result.MessageType == WebSocketMessageType.Close)
+                {
+                    await socket.CloseOutputAsync(WebSocketCloseStatus.NormalClosure, null, CancellationToken.None);
+                    return;
+                }
+
+                await socket.SendAsync(buffer.AsMemory(0, result.Count), result.MessageType, result.EndOfMessage, CancellationToken.None);
+            }
+        }
+        catch (Exception error) when (error is WebSocketException or IOException or OperationCanceledException)
+        {
+        }
+    }
+}

@@ -1,0 +1,77 @@
+using System.Buffers;
+using System.IO.Pipelines;
+using System.Text;
+using Microsoft.AspNetCore.Connections;
+using Microsoft.AspNetCore.Http;
+using Microsoft.AspNetCore.Http.Features;
+
+namespace WebSocketCodec.PerfTest;
+
+/// <summary>The baselines: echo the wire bytes without parsing them. <c>raw</c> on Kestrel's connection pipes (after a
+/// canned 101): the transport's limit. <c>raw-upgrade</c> behind Kestrel's HTTP/1.1 upgrade stream: the endpoint path's
+/// limit.</summary>
+internal static class RawEcho
+{
+    private static readonly byte[] SwitchingProtocols = Encoding.ASCII.GetBytes(
+        "HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Accept: raw\r\n\r\n");
+
+    public static async Task ConnectionAsync(ConnectionContext connection)
+    {
+        PipeReader input = connection.Transport.Input;
+        PipeWriter output = connection.Transport.Output;
+        while (true)
+        {
+            ReadResult result = await input.ReadAsync();
+            ReadOnlySequence<byte> buffer = result.Buffer;
+            SequencePosition? end = FindHeadEnd(buffer);
+            if (end is { } position)
+            {
+                input.AdvanceTo(position);
+                await output.WriteAsync(SwitchingProtocols);
+                break;
+            }
+
+            input.AdvanceTo(buffer.Start, buffer.End);
+            if (result.IsCompleted)
+            {
+                return;
+            }
+        }
+
+        while (true)
+        {
+            ReadResult result = await input.ReadAsync();
+            foreach (ReadOnlyMemory<byte> segment in result.Buffer)
+            {
+                segment.Span.CopyTo(output.GetSpan(segment.Length));
+                output.Advance(segment.Length);
+            }
+
+            input.AdvanceTo(result.Buffer.End);
+            FlushResult flush = await output.FlushAsync();
+            if (result.IsCompleted || flush.IsCompleted)
+            {
+                return;
+            }
+        }
+    }
+
+    public static async Task UpgradeAsync(HttpContext context)
+    {
+        IHttpUpgradeFeature upgrade = context.Features.Get<IHttpUpgradeFeature>()!;
+        context.Response.Headers["Sec-WebSocket-Accept"] = "raw";
+        await using Stream stream = await upgrade.UpgradeAsync();
+        byte[] buffer = new byte[64 * 1024];
+        int read;
+        while ((read = await stream.ReadAsync(buffer)) > 0)
+        {
+            await stream.WriteAsync(buffer.AsMemory(0, read));
+        }
+    }
+
+    private static SequencePosition? FindHeadEnd(ReadOnlySequence<byte> buffer)
+    {
+        var reader = new SequenceReader<byte>(buffer);
+        return reader.TryReadTo(out ReadOnlySequence<byte> _, "\r\n\r\n"u8, advancePastDelimiter: true) ? reader.Position : null;
+    }
+}

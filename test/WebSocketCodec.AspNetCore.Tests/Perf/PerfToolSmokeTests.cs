@@ -1,0 +1,41 @@
+using WebSocketCodec.PerfTest;
+
+namespace WebSocketCodec.AspNetCore.Tests;
+
+/// <summary>The perf tool's smoke mode inside <c>dotnet test</c>: every variant's server starts in its own process,
+/// takes the pipelined load, echoes every frame with its length, and reports. No timing is asserted.</summary>
+public sealed class PerfToolSmokeTests
+{
+    public static TheoryData<string, bool> Cases()
+    {
+        var cases = new TheoryData<string, bool>();
+        foreach (string variant in Variants.All)
+        {
+            cases.Add(variant, false);
+        }
+
+        cases.Add(Variants.Ours, true);
+        cases.Add(Variants.AspNetCore, true);
+        return cases;
+    }
+
+    [Theory]
+    [MemberData(nameof(Cases))]
+    public async Task EveryVariantRunsAndReports(string variant, bool tls)
+    {
+        var options = new PerfOptions
+        {
+            Payload = 125,
+            Window = 16,
+            Tls = tls,
+            Warmup = TimeSpan.FromSeconds(0.2),
+            Duration = TimeSpan.FromSeconds(0.5),
+            Pin = false,
+        };
+        PerfResult result = await PerfRunner.RunVariantAsync(variant, options, RawHttp.Timeout(60));
+        Assert.Equal(variant, result.Variant);
+        Assert.True(result.Messages > 0, result.ToString());
+        Assert.True(result.P50Microseconds > 0 && result.P99Microseconds >= result.P50Microseconds, result.ToString());
+        Assert.Matches(@"msgs/s=\d+ p50us=\d+ p99us=\d+$", result.ToString());
+    }
+}
