@@ -10,25 +10,28 @@ var warmup = new Option<int>("--warmup") { DefaultValueFactory = _ => 3, Descrip
 var window = new Option<int>("--window") { DefaultValueFactory = _ => 256, Description = "Frames in flight per connection, refilled at half." };
 var connections = new Option<int>("--connections") { DefaultValueFactory = _ => 1, Description = "Connections." };
 var tls = new Option<bool>("--tls") { Description = "TLS (self-signed certificate)." };
+var h2 = new Option<bool>("--h2") { Description = "Websockets over HTTP/2 (extended CONNECT; every connection a stream of one HTTP/2 connection): " + string.Join(", ", Variants.OverHttp2) + " (raw-upgrade is then raw-h2)." };
 var smoke = new Option<bool>("--smoke") { Description = "About a second per variant: checks that every variant runs; the numbers mean nothing." };
 var json = new Option<FileInfo?>("--json") { Description = "Also write the results as JSON." };
 var root = new RootCommand("WebSocketCodec perf test: a pipelined echo load from this process (one core) against each variant's server in its own process (another core).")
 {
-    variants, payload, seconds, warmup, window, connections, tls, smoke, json,
+    variants, payload, seconds, warmup, window, connections, tls, h2, smoke, json,
 };
 root.SetAction(async (parseResult, cancellation) =>
 {
     string[] chosen = parseResult.GetValue(variants)!.Split(',', StringSplitOptions.RemoveEmptyEntries | StringSplitOptions.TrimEntries);
+    bool http2 = parseResult.GetValue(h2);
+    IReadOnlyList<string> available = http2 ? Variants.OverHttp2 : Variants.All;
     if (chosen is ["all"])
     {
-        chosen = [.. Variants.All];
+        chosen = [.. available];
     }
 
-    string[] unknown = chosen.Except(Variants.All).ToArray();
+    string[] unknown = chosen.Except(available).ToArray();
     int size = parseResult.GetValue(payload);
     if (unknown.Length > 0 || size is < 8 or > 65_535 || parseResult.GetValue(window) < 2 || parseResult.GetValue(connections) < 1)
     {
-        Console.Error.WriteLine(unknown.Length > 0 ? $"unknown variants: {string.Join(", ", unknown)}" : "--payload must be 8-65535, --window at least 2, --connections at least 1");
+        Console.Error.WriteLine(unknown.Length > 0 ? $"unknown variants{(http2 ? " over HTTP/2" : "")}: {string.Join(", ", unknown)}" : "--payload must be 8-65535, --window at least 2, --connections at least 1");
         return 2;
     }
 
@@ -40,6 +43,7 @@ root.SetAction(async (parseResult, cancellation) =>
         Window = parseResult.GetValue(window),
         Connections = parseResult.GetValue(connections),
         Tls = parseResult.GetValue(tls),
+        Http2 = http2,
         Warmup = TimeSpan.FromSeconds(isSmoke ? 0.3 : parseResult.GetValue(warmup)),
         Duration = TimeSpan.FromSeconds(isSmoke ? 0.7 : parseResult.GetValue(seconds)),
         Pin = !isSmoke,
@@ -66,9 +70,11 @@ root.SetAction(async (parseResult, cancellation) =>
 var serve = new Command("serve", "Runs one variant's server (used by the client; prints its port).") { Hidden = true };
 var serveVariant = new Option<string>("--variant") { Required = true };
 var serveTls = new Option<bool>("--tls");
+var serveH2 = new Option<bool>("--h2");
 serve.Options.Add(serveVariant);
 serve.Options.Add(serveTls);
-serve.SetAction((parseResult, _) => PerfServer.RunAsync(parseResult.GetValue(serveVariant)!, parseResult.GetValue(serveTls)));
+serve.Options.Add(serveH2);
+serve.SetAction((parseResult, _) => PerfServer.RunAsync(parseResult.GetValue(serveVariant)!, parseResult.GetValue(serveTls), parseResult.GetValue(serveH2)));
 root.Subcommands.Add(serve);
 
 return await root.Parse(args).InvokeAsync();

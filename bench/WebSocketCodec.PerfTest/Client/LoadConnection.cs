@@ -17,7 +17,7 @@ internal sealed class LoadConnection : IAsyncDisposable
 {
     private static readonly byte[] MaskKey = [0x37, 0xFA, 0x21, 0x3D];
     private readonly Stream _stream;
-    private readonly Socket _socket;
+    private readonly Socket? _socket;
     private readonly int _payload;
     private readonly int _window;
     private readonly SemaphoreSlim _refill = new(0);
@@ -26,7 +26,7 @@ internal sealed class LoadConnection : IAsyncDisposable
     private int _inFlight;
     private volatile bool _measuring;
 
-    private LoadConnection(Socket socket, Stream stream, int payload, int window)
+    private LoadConnection(Socket? socket, Stream stream, int payload, int window)
     {
         _socket = socket;
         _stream = stream;
@@ -78,6 +78,27 @@ internal sealed class LoadConnection : IAsyncDisposable
         }
 
         return new LoadConnection(socket, stream, payload, window);
+    }
+
+    /// <summary>Opens a websocket as an HTTP/2 extended CONNECT stream on <paramref name="invoker"/>'s connection.</summary>
+    public static async Task<LoadConnection> OpenHttp2Async(
+        HttpMessageInvoker invoker, IPEndPoint server, bool tls, int payload, int window, CancellationToken cancellationToken)
+    {
+        using var request = new HttpRequestMessage(HttpMethod.Connect, $"{(tls ? "https" : "http")}://127.0.0.1:{server.Port}/")
+        {
+            Version = HttpVersion.Version20,
+            VersionPolicy = HttpVersionPolicy.RequestVersionExact,
+        };
+        request.Headers.Protocol = "websocket";
+        request.Headers.TryAddWithoutValidation("sec-websocket-version", "13");
+        HttpResponseMessage response = await invoker.SendAsync(request, cancellationToken);
+        if (response.StatusCode != HttpStatusCode.OK)
+        {
+            throw new IOException($"The server refused the websocket over HTTP/2: {(int)response.StatusCode}");
+        }
+
+        Stream stream = await response.Content.ReadAsStreamAsync(cancellationToken);
+        return new LoadConnection(null, stream, payload, window);
     }
 
     /// <summary>Whether echoes count toward <see cref="Received"/> and <see cref="Latency"/>.</summary>
@@ -141,6 +162,7 @@ internal sealed class LoadConnection : IAsyncDisposable
                 Interlocked.Add(ref _inFlight, toSend);
                 _stage = "writing";
                 await _stream.WriteAsync(_frames.AsMemory(0, toSend * _frameLength), cancellationToken);
+                await _stream.FlushAsync(cancellationToken); // an HTTP/2 request stream sends on flush
                 _stage = "waiting";
                 while (!await _refill.WaitAsync(50, CancellationToken.None))
                 {
@@ -279,6 +301,6 @@ internal sealed class LoadConnection : IAsyncDisposable
     {
         _stopped = true;
         await _stream.DisposeAsync();
-        _socket.Dispose();
+        _socket?.Dispose();
     }
 }

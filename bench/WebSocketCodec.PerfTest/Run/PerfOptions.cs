@@ -15,6 +15,9 @@ public sealed record PerfOptions
 
     public bool Tls { get; init; }
 
+    /// <summary>Websockets as HTTP/2 streams (extended CONNECT), all on one connection.</summary>
+    public bool Http2 { get; init; }
+
     public TimeSpan Warmup { get; init; } = TimeSpan.FromSeconds(3);
 
     public TimeSpan Duration { get; init; } = TimeSpan.FromSeconds(10);

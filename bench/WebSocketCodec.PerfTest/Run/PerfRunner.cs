@@ -20,7 +20,7 @@ public static class PerfRunner
     public static async Task<PerfResult> RunVariantAsync(string variant, PerfOptions options, CancellationToken cancellationToken = default)
     {
         ArgumentNullException.ThrowIfNull(options);
-        await using ServerProcess server = await ServerProcess.StartAsync(variant, options.Tls, core: options.Pin ? 0 : -1);
+        await using ServerProcess server = await ServerProcess.StartAsync(variant, options.Tls, options.Http2, core: options.Pin ? 0 : -1);
         Trace("started");
         if (options.Pin)
         {
@@ -29,12 +29,20 @@ public static class PerfRunner
 
         var endPoint = new IPEndPoint(IPAddress.Loopback, server.Port);
         var connections = new List<LoadConnection>();
+        using var http2Handler = new SocketsHttpHandler
+        {
+            EnableMultipleHttp2Connections = false,
+            SslOptions = new System.Net.Security.SslClientAuthenticationOptions { RemoteCertificateValidationCallback = (_, _, _, _) => true },
+        };
+        var invoker = new Lazy<HttpMessageInvoker>(() => new HttpMessageInvoker(http2Handler, disposeHandler: false));
         using var stop = CancellationTokenSource.CreateLinkedTokenSource(cancellationToken);
         try
         {
             for (int i = 0; i < options.Connections; i++)
             {
-                connections.Add(await LoadConnection.OpenAsync(endPoint, options.Tls, options.Payload, options.Window, cancellationToken));
+                connections.Add(options.Http2
+                    ? await LoadConnection.OpenHttp2Async(invoker.Value, endPoint, options.Tls, options.Payload, options.Window, cancellationToken)
+                    : await LoadConnection.OpenAsync(endPoint, options.Tls, options.Payload, options.Window, cancellationToken));
             }
 
             Task[] running = connections.Select(c => c.RunAsync(stop.Token)).ToArray();
@@ -74,7 +82,7 @@ public static class PerfRunner
             }
 
             return new PerfResult(
-                variant, Math.Max(8, options.Payload), options.Window, options.Connections, options.Tls, seconds, messages,
+                options.Http2 ? (variant == PerfTest.Variants.RawUpgrade ? "raw-h2" : variant + "-h2") : variant, Math.Max(8, options.Payload), options.Window, options.Connections, options.Tls, seconds, messages,
                 messages / seconds, latency.Percentile(50) / 1000.0, latency.Percentile(95) / 1000.0, latency.Percentile(99) / 1000.0,
                 after.Gen0 - before.Gen0, after.Gen1 - before.Gen1, after.Gen2 - before.Gen2,
                 messages == 0 ? 0 : (after.Allocated - before.Allocated) / (double)messages);

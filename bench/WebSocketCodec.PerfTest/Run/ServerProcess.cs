@@ -16,7 +16,7 @@ internal sealed class ServerProcess : IAsyncDisposable
 
     public int Port { get; }
 
-    public static async Task<ServerProcess> StartAsync(string variant, bool tls, int core)
+    public static async Task<ServerProcess> StartAsync(string variant, bool tls, bool http2, int core)
     {
         string self = typeof(ServerProcess).Assembly.Location;
         var start = new ProcessStartInfo("dotnet")
@@ -33,6 +33,11 @@ internal sealed class ServerProcess : IAsyncDisposable
         if (tls)
         {
             start.ArgumentList.Add("--tls");
+        }
+
+        if (http2)
+        {
+            start.ArgumentList.Add("--h2");
         }
 
         Process process = Process.Start(start)!;

@@ -20,11 +20,11 @@ namespace WebSocketCodec.PerfTest;
 /// collection counts and allocated bytes, and stops when stdin ends.</summary>
 internal static class PerfServer
 {
-    public static async Task<int> RunAsync(string variant, bool tls)
+    public static async Task<int> RunAsync(string variant, bool tls, bool http2)
     {
-        if (!Variants.All.Contains(variant))
+        if (!(http2 ? Variants.OverHttp2 : Variants.All).Contains(variant))
         {
-            await Console.Error.WriteLineAsync($"unknown variant '{variant}'");
+            await Console.Error.WriteLineAsync($"variant '{variant}' is not available{(http2 ? " over HTTP/2" : "")}");
             return 2;
         }
 
@@ -33,9 +33,10 @@ internal static class PerfServer
         builder.WebHost.ConfigureKestrel(kestrel =>
         {
             kestrel.AddServerHeader = false;
+            kestrel.ConfigureHttp2ForWebSockets(maxStreamsPerConnection: 256);
             kestrel.Listen(IPAddress.Loopback, 0, listen =>
             {
-                listen.Protocols = HttpProtocols.Http1;
+                listen.Protocols = http2 ? HttpProtocols.Http2 : HttpProtocols.Http1; // h2c prior knowledge, or ALPN h2
                 if (tls)
                 {
                     listen.UseHttps(SelfSignedCertificate.Create());

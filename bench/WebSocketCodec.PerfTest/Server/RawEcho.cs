@@ -56,11 +56,22 @@ internal static class RawEcho
         }
     }
 
+    /// <summary>The byte echo behind Kestrel's HTTP/1.1 upgrade, or on an HTTP/2 extended CONNECT stream
+    /// (<c>raw-h2</c>: the HTTP/2 limit).</summary>
     public static async Task UpgradeAsync(HttpContext context)
     {
-        IHttpUpgradeFeature upgrade = context.Features.Get<IHttpUpgradeFeature>()!;
-        context.Response.Headers["Sec-WebSocket-Accept"] = "raw";
-        await using Stream stream = await upgrade.UpgradeAsync();
+        Stream stream;
+        if (context.Features.Get<IHttpExtendedConnectFeature>() is { IsExtendedConnect: true } connect)
+        {
+            stream = await connect.AcceptAsync();
+        }
+        else
+        {
+            context.Response.Headers["Sec-WebSocket-Accept"] = "raw";
+            stream = await context.Features.Get<IHttpUpgradeFeature>()!.UpgradeAsync();
+        }
+
+        await using var _ = stream;
         byte[] buffer = new byte[64 * 1024];
         int read;
         while ((read = await stream.ReadAsync(buffer)) > 0)

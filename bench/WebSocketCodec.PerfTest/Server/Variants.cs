@@ -27,6 +27,10 @@ public static class Variants
     /// <summary>The same byte echo behind Kestrel's HTTP/1.1 upgrade stream: the endpoint path's limit.</summary>
     public const string RawUpgrade = "raw-upgrade";
 
+    /// <summary>The variants that run over HTTP/2 (endpoints; <c>raw-upgrade</c> is then <c>raw-h2</c>, a byte echo
+    /// on the extended CONNECT stream).</summary>
+    public static IReadOnlyList<string> OverHttp2 { get; } = [OursEndpoint, OursEndpointMessages, AspNetCore, RawUpgrade];
+
     public static IReadOnlyList<string> All { get; } =
         [Ours, OursBulk, OursMessages, OursEndpoint, OursEndpointMessages, AspNetCore, Raw, RawUpgrade];
 }
