@@ -4,18 +4,19 @@ using WebSocketCodec.PerfTest;
 
 // Client (the default command): runs the variants side by side and prints one line per variant.
 var variants = new Option<string>("--variants") { DefaultValueFactory = _ => "ours,aspnetcore,raw", Description = "Comma-separated: " + string.Join(", ", Variants.All) + ", or all." };
-var payload = new Option<int>("--payload") { DefaultValueFactory = _ => 64, Description = "Payload bytes (8 to 65535; the first 8 carry the send time)." };
+var payload = new Option<string>("--payload") { DefaultValueFactory = _ => "64", Description = "Payload bytes, one or a comma-separated list (8 to 65535; the first 8 carry the send time)." };
 var seconds = new Option<int>("--seconds") { DefaultValueFactory = _ => 10, Description = "Measured seconds per variant." };
 var warmup = new Option<int>("--warmup") { DefaultValueFactory = _ => 3, Description = "Warm-up seconds per variant." };
 var window = new Option<int>("--window") { DefaultValueFactory = _ => 256, Description = "Frames in flight per connection, refilled at half." };
-var connections = new Option<int>("--connections") { DefaultValueFactory = _ => 1, Description = "Connections." };
+var connections = new Option<string>("--connections") { DefaultValueFactory = _ => "1", Description = "Connections (over HTTP/2: websockets on one connection), one or a comma-separated list." };
+var markdown = new Option<FileInfo?>("--markdown") { Description = "Also write the results as a markdown table (with ratios to aspnetcore and raw)." };
 var tls = new Option<bool>("--tls") { Description = "TLS (self-signed certificate)." };
 var h2 = new Option<bool>("--h2") { Description = "Websockets over HTTP/2 (extended CONNECT; every connection a stream of one HTTP/2 connection): " + string.Join(", ", Variants.OverHttp2) + " (raw-upgrade is then raw-h2)." };
 var smoke = new Option<bool>("--smoke") { Description = "About a second per variant: checks that every variant runs; the numbers mean nothing." };
 var json = new Option<FileInfo?>("--json") { Description = "Also write the results as JSON." };
 var root = new RootCommand("WebSocketCodec perf test: a pipelined echo load from this process (one core) against each variant's server in its own process (another core).")
 {
-    variants, payload, seconds, warmup, window, connections, tls, h2, smoke, json,
+    variants, payload, seconds, warmup, window, connections, tls, h2, smoke, json, markdown,
 };
 root.SetAction(async (parseResult, cancellation) =>
 {
@@ -28,8 +29,9 @@ root.SetAction(async (parseResult, cancellation) =>
     }
 
     string[] unknown = chosen.Except(available).ToArray();
-    int size = parseResult.GetValue(payload);
-    if (unknown.Length > 0 || size is < 8 or > 65_535 || parseResult.GetValue(window) < 2 || parseResult.GetValue(connections) < 1)
+    int[]? sizes = ParseList(parseResult.GetValue(payload)!);
+    int[]? connectionCounts = ParseList(parseResult.GetValue(connections)!);
+    if (unknown.Length > 0 || sizes is null || sizes.Any(s => s is < 8 or > 65_535) || parseResult.GetValue(window) < 2 || connectionCounts is null || connectionCounts.Any(n => n < 1))
     {
         Console.Error.WriteLine(unknown.Length > 0 ? $"unknown variants{(http2 ? " over HTTP/2" : "")}: {string.Join(", ", unknown)}" : "--payload must be 8-65535, --window at least 2, --connections at least 1");
         return 2;
@@ -39,9 +41,7 @@ root.SetAction(async (parseResult, cancellation) =>
     var options = new PerfOptions
     {
         Variants = chosen,
-        Payload = size,
         Window = parseResult.GetValue(window),
-        Connections = parseResult.GetValue(connections),
         Tls = parseResult.GetValue(tls),
         Http2 = http2,
         Warmup = TimeSpan.FromSeconds(isSmoke ? 0.3 : parseResult.GetValue(warmup)),
@@ -50,12 +50,25 @@ root.SetAction(async (parseResult, cancellation) =>
     };
     Console.WriteLine($"# {Environment.ProcessorCount} cores, {System.Runtime.InteropServices.RuntimeInformation.OSDescription}, .NET {Environment.Version}");
     var results = new List<PerfResult>();
-    foreach (string variant in chosen)
+    int total = sizes.Length * connectionCounts.Length * chosen.Length, done = 0;
+    foreach (int size in sizes)
     {
-        Console.Error.Write($"running {variant}...\r");
-        PerfResult result = await PerfRunner.RunVariantAsync(variant, options, cancellation);
-        results.Add(result);
-        Console.WriteLine(result);
+        foreach (int count in connectionCounts)
+        {
+            foreach (string variant in chosen)
+            {
+                Console.Error.Write($"[{++done}/{total}] {variant}, {size} B, {count} connection(s)...\r");
+                PerfResult result = await PerfRunner.RunVariantAsync(variant, options with { Payload = size, Connections = count }, cancellation);
+                results.Add(result);
+                Console.WriteLine(result);
+            }
+        }
+    }
+
+    if (parseResult.GetValue(markdown) is { } table)
+    {
+        string title = $"Echo over {(http2 ? "HTTP/2" : "HTTP/1.1")}{(options.Tls ? ", TLS" : "")}, window {options.Window}";
+        await File.WriteAllTextAsync(table.FullName, PerfReport.ToMarkdown(results, title, "dotnet run -c Release --project bench/WebSocketCodec.PerfTest -- " + string.Join(' ', args)), cancellation);
     }
 
     if (parseResult.GetValue(json) is { } file)
@@ -78,3 +91,19 @@ serve.SetAction((parseResult, _) => PerfServer.RunAsync(parseResult.GetValue(ser
 root.Subcommands.Add(serve);
 
 return await root.Parse(args).InvokeAsync();
+
+static int[]? ParseList(string value)
+{
+    var numbers = new List<int>();
+    foreach (string part in value.Split(',', StringSplitOptions.RemoveEmptyEntries | StringSplitOptions.TrimEntries))
+    {
+        if (!int.TryParse(part, System.Globalization.NumberStyles.None, System.Globalization.CultureInfo.InvariantCulture, out int number))
+        {
+            return null;
+        }
+
+        numbers.Add(number);
+    }
+
+    return numbers.Count == 0 ? null : [.. numbers];
+}
