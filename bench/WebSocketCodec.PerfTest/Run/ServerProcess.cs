@@ -19,12 +19,23 @@ internal sealed class ServerProcess : IAsyncDisposable
     public static async Task<ServerProcess> StartAsync(string variant, bool tls, bool http2, int core)
     {
         string self = typeof(ServerProcess).Assembly.Location;
-        var start = new ProcessStartInfo("dotnet")
+
+        // Pinned from the start with taskset where it exists, so the runtime sizes itself for one core (thread pool,
+        // Kestrel's I/O queues) instead of spinning threads that compete for it; else pinned after start.
+        bool taskset = core >= 0 && Environment.ProcessorCount > 1 && OperatingSystem.IsLinux() && File.Exists("/usr/bin/taskset");
+        var start = new ProcessStartInfo(taskset ? "/usr/bin/taskset" : "dotnet")
         {
             RedirectStandardInput = true,
             RedirectStandardOutput = true,
             RedirectStandardError = true,
         };
+        if (taskset)
+        {
+            start.ArgumentList.Add("-c");
+            start.ArgumentList.Add((core % Environment.ProcessorCount).ToString(CultureInfo.InvariantCulture));
+            start.ArgumentList.Add("dotnet");
+        }
+
         foreach (string argument in new[] { self, "serve", "--variant", variant })
         {
             start.ArgumentList.Add(argument);
@@ -41,7 +52,7 @@ internal sealed class ServerProcess : IAsyncDisposable
         }
 
         Process process = Process.Start(start)!;
-        if (core >= 0)
+        if (core >= 0 && !taskset)
         {
             PinToCore(process, core);
         }
