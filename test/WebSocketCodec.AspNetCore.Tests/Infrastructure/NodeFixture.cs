@@ -80,7 +80,7 @@ public sealed class NodeFixture : IAsyncLifetime
         return (process, int.Parse(line.AsSpan(5), System.Globalization.CultureInfo.InvariantCulture));
     }
 
-    private static string? Which(string name) =>
+    internal static string? Which(string name) =>
         (Environment.GetEnvironmentVariable("PATH") ?? "").Split(Path.PathSeparator)
             .Select(dir => Path.Combine(dir, name)).FirstOrDefault(File.Exists);
 }
