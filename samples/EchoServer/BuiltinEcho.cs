@@ -5,15 +5,18 @@ using Microsoft.AspNetCore.Http;
 namespace WebSocketCodec.Samples.EchoServer;
 
 /// <summary><c>/echo</c> with ASP.NET Core's own WebSockets (<c>ManagedWebSocket</c>), for comparisons.</summary>
-internal static class BuiltinEcho
+public static class BuiltinEcho
 {
+    /// <summary>Serves the echo at <paramref name="path"/>.</summary>
     public static void Map(WebApplication app, string path)
     {
         app.UseWebSockets(new WebSocketOptions { KeepAliveInterval = TimeSpan.Zero });
         app.Map(path, EchoAsync);
     }
 
-    private static async Task EchoAsync(HttpContext context)
+    /// <summary>Echoes every message of one websocket request (400 for anything else) with ASP.NET Core's WebSockets;
+    /// needs <c>UseWebSockets</c>.</summary>
+    public static async Task EchoAsync(HttpContext context)
     {
         if (!context.WebSockets.IsWebSocketRequest)
         {

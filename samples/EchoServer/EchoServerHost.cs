@@ -1,17 +1,9 @@
 using System.Net;
 using System.Reflection;
-using System.Security.Cryptography.X509Certificates;
 using Microsoft.AspNetCore.Builder;
-using Microsoft.AspNetCore.Hosting;
-using Microsoft.AspNetCore.Hosting.Server;
-using Microsoft.AspNetCore.Hosting.Server.Features;
 using Microsoft.AspNetCore.Http;
 using Microsoft.AspNetCore.Http.Features;
-using Microsoft.AspNetCore.Server.Kestrel.Core;
-using Microsoft.Extensions.DependencyInjection;
 using Microsoft.Extensions.Hosting;
-using Microsoft.Extensions.Logging;
-using WebSocketCodec.AspNetCore;
 
 namespace WebSocketCodec.Samples.EchoServer;
 
@@ -53,35 +45,7 @@ public sealed class EchoServerHost : IAsyncDisposable
             throw new ArgumentException($"Unknown codec '{options.Codec}': use ours or builtin.", nameof(options));
         }
 
-        var builder = WebApplication.CreateSlimBuilder();
-        builder.Logging.ClearProviders();
-        builder.Logging.AddSimpleConsole().SetMinimumLevel(LogLevel.Warning);
-        builder.Services.AddHttp2PriorKnowledgeDetection();
-        builder.WebHost.ConfigureKestrel(kestrel =>
-        {
-            kestrel.AddServerHeader = false;
-            kestrel.ConfigureHttp2ForWebSockets();
-            IPAddress address = options.Host == "localhost" ? IPAddress.Loopback
-                : IPAddress.TryParse(options.Host, out IPAddress? parsed) ? parsed
-                : throw new ArgumentException($"--host must be an IP address or localhost, not '{options.Host}'.", nameof(options));
-            if (options.Tls)
-            {
-                // ALPN offers h2 and http/1.1.
-                X509Certificate2 certificate = SelfSignedCertificate.Create();
-                kestrel.Listen(address, options.Port, listen =>
-                {
-                    listen.Protocols = HttpProtocols.Http1AndHttp2;
-                    listen.UseHttps(certificate);
-                });
-            }
-            else
-            {
-                // HTTP/1.1 and HTTP/2 prior knowledge, told apart by the first bytes.
-                kestrel.ListenHttp1AndH2c(new IPEndPoint(address, options.Port));
-            }
-        });
-
-        WebApplication app = builder.Build();
+        WebApplication app = SampleHosting.CreateBuilder(options.Host, options.Port, options.Tls).Build();
         var stats = new EchoStatistics();
         app.Use((context, next) =>
         {
@@ -110,8 +74,7 @@ public sealed class EchoServerHost : IAsyncDisposable
         }
 
         await app.StartAsync(cancellationToken);
-        string address = app.Services.GetRequiredService<IServer>().Features.Get<IServerAddressesFeature>()!.Addresses.First();
-        return new EchoServerHost(app, new Uri(address.EndsWith('/') ? address : address + "/"), stats);
+        return new EchoServerHost(app, SampleHosting.BaseUrl(app), stats);
     }
 
     /// <summary>Waits until the host is told to stop (Ctrl+C, SIGTERM, or <paramref name="cancellationToken"/>).</summary>

@@ -1,12 +1,5 @@
-using System.Net;
 using Microsoft.AspNetCore.Builder;
-using Microsoft.AspNetCore.Hosting;
-using Microsoft.AspNetCore.Hosting.Server;
-using Microsoft.AspNetCore.Hosting.Server.Features;
-using Microsoft.AspNetCore.Server.Kestrel.Core;
-using Microsoft.Extensions.DependencyInjection;
 using Microsoft.Extensions.Hosting;
-using Microsoft.Extensions.Logging;
 using WebSocketCodec.AspNetCore;
 using WebSocketCodec.Samples.EchoServer;
 
@@ -39,36 +32,10 @@ public sealed class WebSocketProxyHost : IAsyncDisposable
             throw new ArgumentException("The backend must be a ws:// URL (an HTTP/1.1 websocket server).", nameof(options));
         }
 
-        var builder = WebApplication.CreateSlimBuilder();
-        builder.Logging.ClearProviders();
-        builder.Logging.AddSimpleConsole().SetMinimumLevel(LogLevel.Warning);
-        builder.Services.AddHttp2PriorKnowledgeDetection();
-        builder.WebHost.ConfigureKestrel(kestrel =>
-        {
-            kestrel.AddServerHeader = false;
-            kestrel.ConfigureHttp2ForWebSockets();
-            IPAddress address = options.Host == "localhost" ? IPAddress.Loopback
-                : IPAddress.TryParse(options.Host, out IPAddress? parsed) ? parsed
-                : throw new ArgumentException($"--host must be an IP address or localhost, not '{options.Host}'.", nameof(options));
-            if (options.Tls)
-            {
-                var certificate = SelfSignedCertificate.Create();
-                kestrel.Listen(address, options.Port, listen =>
-                {
-                    listen.Protocols = HttpProtocols.Http1AndHttp2;
-                    listen.UseHttps(certificate);
-                });
-            }
-            else
-            {
-                kestrel.ListenHttp1AndH2c(new IPEndPoint(address, options.Port));
-            }
-        });
-        WebApplication app = builder.Build();
+        WebApplication app = SampleHosting.CreateBuilder(options.Host, options.Port, options.Tls).Build();
         app.MapWebSocketTunnel("/{**path}", tunnel => WebSocketRelay.RunAsync(tunnel, options.Backend));
         await app.StartAsync(cancellationToken);
-        string bound = app.Services.GetRequiredService<IServer>().Features.Get<IServerAddressesFeature>()!.Addresses.First();
-        return new WebSocketProxyHost(app, new Uri(bound.EndsWith('/') ? bound : bound + "/"));
+        return new WebSocketProxyHost(app, SampleHosting.BaseUrl(app));
     }
 
     /// <summary>Waits until the host is told to stop.</summary>

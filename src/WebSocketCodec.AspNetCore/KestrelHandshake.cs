@@ -11,8 +11,20 @@ namespace WebSocketCodec.AspNetCore;
 /// or an HTTP/2 (or HTTP/3) extended CONNECT, validated strictly, refused with the right status, or accepted.</summary>
 internal static class KestrelHandshake
 {
-    /// <summary>RST_STREAM's CANCEL error code.</summary>
-    public const int Http2Cancel = 0x8;
+    private const int Http2Cancel = 0x8;
+
+    /// <summary>Ends the websocket abruptly: RST_STREAM (CANCEL) on an HTTP/2 or HTTP/3 stream, the connection's
+    /// abort over HTTP/1.1 (RFC 8441 section 5.1: the stream's counterpart of a TCP reset).</summary>
+    public static void Abort(HttpContext context, bool multiplexed)
+    {
+        if (multiplexed && context.Features.Get<IHttpResetFeature>() is { } reset)
+        {
+            reset.Reset(Http2Cancel);
+            return;
+        }
+
+        context.Abort();
+    }
 
     /// <summary>Validates the request as an upgrade or, over a multiplexed protocol, an extended CONNECT.</summary>
     public static HandshakeFailure Validate(HttpContext context, out WebSocketUpgradeRequest? upgrade, out bool multiplexed)

@@ -57,7 +57,7 @@ internal sealed partial class WebSocketEndpointHandler(
             {
                 // An abort, a transport error or a peer that never finished closing ends the stream the way a TCP
                 // reset would (RFC 8441 section 5.1): RST_STREAM CANCEL instead of END_STREAM.
-                context.Features.Get<IHttpResetFeature>()?.Reset(KestrelHandshake.Http2Cancel);
+                KestrelHandshake.Abort(context, multiplexed);
             }
         }
         finally

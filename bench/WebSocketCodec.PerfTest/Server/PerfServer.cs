@@ -70,7 +70,7 @@ internal static class PerfServer
                 break;
             case Variants.AspNetCore:
                 app.UseWebSockets(new WebSocketOptions { KeepAliveInterval = TimeSpan.Zero });
-                app.Run(AspNetCoreEchoAsync);
+                app.Run(BuiltinEcho.EchoAsync); // the echo server sample's --codec builtin
                 break;
             case Variants.RawUpgrade:
                 app.Run(RawEcho.UpgradeAsync);
@@ -98,35 +98,6 @@ internal static class PerfServer
         if (sender.CanSend)
         {
             sender.Send(type == WebSocketMessageType.Text ? WebSocketOpcode.Text : WebSocketOpcode.Binary, payload);
-        }
-    }
-
-    private static async Task AspNetCoreEchoAsync(HttpContext context)
-    {
-        if (!context.WebSockets.IsWebSocketRequest)
-        {
-            context.Response.StatusCode = StatusCodes.Status400BadRequest;
-            return;
-        }
-
-        using WebSocket socket = await context.WebSockets.AcceptWebSocketAsync();
-        byte[] buffer = new byte[64 * 1024];
-        try
-        {
-            while (true)
-            {
-                ValueWebSocketReceiveResult result = await socket.ReceiveAsync(buffer.AsMemory(), CancellationToken.None);
-                if (result.MessageType == WebSocketMessageType.Close)
-                {
-                    await socket.CloseOutputAsync(WebSocketCloseStatus.NormalClosure, null, CancellationToken.None);
-                    return;
-                }
-
-                await socket.SendAsync(buffer.AsMemory(0, result.Count), result.MessageType, result.EndOfMessage, CancellationToken.None);
-            }
-        }
-        catch (Exception error) when (error is WebSocketException or IOException or OperationCanceledException)
-        {
         }
     }
 }

@@ -1,5 +1,7 @@
 using System.Net;
+using System.Security.Cryptography.X509Certificates;
 using Microsoft.AspNetCore.Connections;
+using Microsoft.AspNetCore.Hosting;
 using Microsoft.AspNetCore.Server.Kestrel.Core;
 using Microsoft.Extensions.DependencyInjection;
 using Microsoft.Extensions.DependencyInjection.Extensions;
@@ -46,6 +48,28 @@ public static class SharedPortExtensions
             });
         }
 
+        return kestrel;
+    }
+
+    /// <summary>
+    /// Serves HTTP/1.1 (with its upgrades) and HTTP/2 (with extended CONNECT) on one port: with
+    /// <paramref name="certificate"/>, over TLS with ALPN offering h2 and http/1.1; without, in cleartext through
+    /// <see cref="ListenHttp1AndH2c"/> (which needs <see cref="AddHttp2PriorKnowledgeDetection"/>).
+    /// </summary>
+    public static KestrelServerOptions ListenHttp1AndHttp2(this KestrelServerOptions kestrel, IPEndPoint endPoint, X509Certificate2? certificate = null)
+    {
+        ArgumentNullException.ThrowIfNull(kestrel);
+        ArgumentNullException.ThrowIfNull(endPoint);
+        if (certificate is null)
+        {
+            return kestrel.ListenHttp1AndH2c(endPoint);
+        }
+
+        kestrel.Listen(endPoint, listen =>
+        {
+            listen.Protocols = HttpProtocols.Http1AndHttp2;
+            listen.UseHttps(certificate);
+        });
         return kestrel;
     }
 }

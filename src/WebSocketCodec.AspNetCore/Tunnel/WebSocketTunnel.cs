@@ -65,14 +65,5 @@ public sealed class WebSocketTunnel
 
     /// <summary>Ends the websocket abruptly: RST_STREAM (CANCEL) over HTTP/2, the connection's reset over
     /// HTTP/1.1, as a relay does when its other side broke.</summary>
-    public void Abort()
-    {
-        if (_multiplexed && Context.Features.Get<Microsoft.AspNetCore.Http.Features.IHttpResetFeature>() is { } reset)
-        {
-            reset.Reset(KestrelHandshake.Http2Cancel);
-            return;
-        }
-
-        Context.Abort();
-    }
+    public void Abort() => KestrelHandshake.Abort(Context, _multiplexed);
 }

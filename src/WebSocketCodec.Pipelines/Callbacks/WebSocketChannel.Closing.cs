@@ -80,9 +80,15 @@ public sealed partial class WebSocketChannel
     }
 
     /// <summary>Ends our direction of the transport: half-closes it when it can (<see cref="IHalfClosingDuplexPipe"/>,
-    /// an HTTP/2 stream's END_STREAM) and <paramref name="halfClose"/> asks, else completes its writer.</summary>
-    private async ValueTask CompleteOutputAsync(bool halfClose = false)
+    /// an HTTP/2 stream's END_STREAM), else completes its writer; with <paramref name="halfCloseOnly"/>, a transport
+    /// that cannot half-close is left as it is.</summary>
+    private async ValueTask CompleteOutputAsync(bool halfCloseOnly = false)
     {
+        if (halfCloseOnly && _transport is not IHalfClosingDuplexPipe)
+        {
+            return;
+        }
+
         await _writeLock.WaitAsync().ConfigureAwait(false);
         try
         {
@@ -93,7 +99,7 @@ public sealed partial class WebSocketChannel
 
             _outputClosed = true;
             _outputCompleted = true;
-            if (halfClose && _transport is IHalfClosingDuplexPipe halfClosing)
+            if (halfCloseOnly && _transport is IHalfClosingDuplexPipe halfClosing)
             {
                 await halfClosing.CloseOutputAsync().ConfigureAwait(false);
             }

@@ -79,10 +79,8 @@ public sealed partial class WebSocketChannel
                     WebSocketTelemetry.Violations.Add(1, new KeyValuePair<string, object?>("websocket.violation", _session.Violation.ToString()));
                 }
 
-                if (_transport is IHalfClosingDuplexPipe)
-                {
-                    await CompleteOutputAsync(halfClose: true).ConfigureAwait(false); // Close, then END_STREAM at once
-                }
+                // On a transport that can end one direction (HTTP/2): Close, then END_STREAM at once; else nothing yet.
+                await CompleteOutputAsync(halfCloseOnly: true).ConfigureAwait(false);
 
                 await DrainAsync(reader, probeForClose: true).ConfigureAwait(false);
                 return;

@@ -1,6 +1,6 @@
 using System.Buffers;
 
-namespace WebSocketCodec.AspNetCore.Tests;
+namespace WebSocketCodec.Testing;
 
 /// <summary>An array pool that counts what is rented and returned, so tests can prove nothing leaks.</summary>
 public sealed class CountingPool : ArrayPool<byte>

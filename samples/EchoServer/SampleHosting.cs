@@ -1,0 +1,43 @@
+using System.Net;
+using Microsoft.AspNetCore.Builder;
+using Microsoft.AspNetCore.Hosting;
+using Microsoft.AspNetCore.Hosting.Server;
+using Microsoft.AspNetCore.Hosting.Server.Features;
+using Microsoft.Extensions.DependencyInjection;
+using Microsoft.Extensions.Logging;
+using WebSocketCodec.AspNetCore;
+
+namespace WebSocketCodec.Samples.EchoServer;
+
+/// <summary>What the samples' servers share: a Kestrel that serves HTTP/1.1 and HTTP/2 websockets on one port (TLS with
+/// a self-signed certificate, or cleartext with prior knowledge), with flow control sized for websockets.</summary>
+public static class SampleHosting
+{
+    /// <summary>A builder listening on <paramref name="host"/> (an IP address or <c>localhost</c>) and
+    /// <paramref name="port"/>.</summary>
+    public static WebApplicationBuilder CreateBuilder(string host, int port, bool tls)
+    {
+        IPAddress address = host == "localhost" ? IPAddress.Loopback
+            : IPAddress.TryParse(host, out IPAddress? parsed) ? parsed
+            : throw new ArgumentException($"--host must be an IP address or localhost, not '{host}'.", nameof(host));
+        var builder = WebApplication.CreateSlimBuilder();
+        builder.Logging.ClearProviders();
+        builder.Logging.AddSimpleConsole().SetMinimumLevel(LogLevel.Warning);
+        builder.Services.AddHttp2PriorKnowledgeDetection();
+        builder.WebHost.ConfigureKestrel(kestrel =>
+        {
+            kestrel.AddServerHeader = false;
+            kestrel.ConfigureHttp2ForWebSockets();
+            kestrel.ListenHttp1AndHttp2(new IPEndPoint(address, port), tls ? SelfSignedCertificate.Create() : null);
+        });
+        return builder;
+    }
+
+    /// <summary>The started server's base URL, e.g. <c>http://127.0.0.1:8080/</c>.</summary>
+    public static Uri BaseUrl(WebApplication app)
+    {
+        ArgumentNullException.ThrowIfNull(app);
+        string address = app.Services.GetRequiredService<IServer>().Features.Get<IServerAddressesFeature>()!.Addresses.First();
+        return new Uri(address.EndsWith('/') ? address : address + "/");
+    }
+}
