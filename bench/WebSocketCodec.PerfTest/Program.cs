@@ -38,6 +38,11 @@ root.SetAction(async (parseResult, cancellation) =>
     }
 
     bool isSmoke = parseResult.GetValue(smoke);
+    if (!isSmoke && ClientPinning.ShouldRestart)
+    {
+        return await ClientPinning.RunPinnedAsync(args, core: 1, cancellation);
+    }
+
     var options = new PerfOptions
     {
         Variants = chosen,
@@ -48,7 +53,7 @@ root.SetAction(async (parseResult, cancellation) =>
         Duration = TimeSpan.FromSeconds(isSmoke ? 0.7 : parseResult.GetValue(seconds)),
         Pin = !isSmoke,
     };
-    Console.WriteLine($"# {Environment.ProcessorCount} cores, {System.Runtime.InteropServices.RuntimeInformation.OSDescription}, .NET {Environment.Version}");
+    Console.WriteLine($"# {ClientPinning.MachineCores} cores, {System.Runtime.InteropServices.RuntimeInformation.OSDescription}, .NET {Environment.Version}");
     var results = new List<PerfResult>();
     int total = sizes.Length * connectionCounts.Length * chosen.Length, done = 0;
     foreach (int size in sizes)

@@ -15,7 +15,7 @@ public static class PerfReport
         CultureInfo c = CultureInfo.InvariantCulture;
         text.AppendLine(c, $"## {title}").AppendLine();
         text.AppendLine(c, $"`{command}`").AppendLine();
-        text.AppendLine(c, $"{CpuModel()}, {Environment.ProcessorCount} cores; server pinned to one core, load on the other; {RuntimeInformation.OSDescription}; .NET {Environment.Version}.").AppendLine();
+        text.AppendLine(c, $"{CpuModel()}, {ClientPinning.MachineCores} cores; server pinned to one core, load on the other; {RuntimeInformation.OSDescription}; .NET {Environment.Version}.").AppendLine();
         text.AppendLine("| payload | conns | tls | variant | msgs/s | × aspnetcore | × raw | p50 µs | p99 µs | gen0 | alloc B/msg |");
         text.AppendLine("|---:|---:|:---:|---|---:|---:|---:|---:|---:|---:|---:|");
         foreach (var group in results.GroupBy(r => (r.Payload, r.Connections, r.Tls)))

@@ -22,7 +22,7 @@ public static class PerfRunner
         ArgumentNullException.ThrowIfNull(options);
         await using ServerProcess server = await ServerProcess.StartAsync(variant, options.Tls, options.Http2, core: options.Pin ? 0 : -1);
         Trace("started");
-        if (options.Pin)
+        if (options.Pin && !ClientPinning.IsPinnedAtStart)
         {
             ServerProcess.PinToCore(Process.GetCurrentProcess(), core: 1);
         }

@@ -16,23 +16,27 @@ internal sealed class ServerProcess : IAsyncDisposable
 
     public int Port { get; }
 
+    /// <summary>Where Linux keeps taskset (util-linux).</summary>
+    public const string Taskset = "/usr/bin/taskset";
+
     public static async Task<ServerProcess> StartAsync(string variant, bool tls, bool http2, int core)
     {
         string self = typeof(ServerProcess).Assembly.Location;
 
         // Pinned from the start with taskset where it exists, so the runtime sizes itself for one core (thread pool,
         // Kestrel's I/O queues) instead of spinning threads that compete for it; else pinned after start.
-        bool taskset = core >= 0 && Environment.ProcessorCount > 1 && OperatingSystem.IsLinux() && File.Exists("/usr/bin/taskset");
-        var start = new ProcessStartInfo(taskset ? "/usr/bin/taskset" : "dotnet")
+        bool taskset = core >= 0 && ClientPinning.MachineCores > 1 && OperatingSystem.IsLinux() && File.Exists(Taskset);
+        var start = new ProcessStartInfo(taskset ? Taskset : "dotnet")
         {
             RedirectStandardInput = true,
             RedirectStandardOutput = true,
             RedirectStandardError = true,
         };
+        SteadyState.Apply(start);
         if (taskset)
         {
             start.ArgumentList.Add("-c");
-            start.ArgumentList.Add((core % Environment.ProcessorCount).ToString(CultureInfo.InvariantCulture));
+            start.ArgumentList.Add((core % ClientPinning.MachineCores).ToString(CultureInfo.InvariantCulture));
             start.ArgumentList.Add("dotnet");
         }
 
@@ -70,9 +74,9 @@ internal sealed class ServerProcess : IAsyncDisposable
     /// <summary>Pins a process to one core when the machine has more than one (so results read per core).</summary>
     public static void PinToCore(Process process, int core)
     {
-        if (Environment.ProcessorCount > 1 && (OperatingSystem.IsLinux() || OperatingSystem.IsWindows()))
+        if (ClientPinning.MachineCores > 1 && (OperatingSystem.IsLinux() || OperatingSystem.IsWindows()))
         {
-            process.ProcessorAffinity = 1 << (core % Environment.ProcessorCount);
+            process.ProcessorAffinity = 1 << (core % ClientPinning.MachineCores);
         }
     }
 
