@@ -99,6 +99,7 @@ public sealed partial class WebSocketChannel
 
             _outputClosed = true;
             _outputCompleted = true;
+            _output.Commit();
             if (halfCloseOnly && _transport is IHalfClosingDuplexPipe halfClosing)
             {
                 await halfClosing.CloseOutputAsync().ConfigureAwait(false);

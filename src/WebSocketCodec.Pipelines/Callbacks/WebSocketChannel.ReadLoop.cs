@@ -63,7 +63,7 @@ public sealed partial class WebSocketChannel
 
                 if (!_outputClosed)
                 {
-                    _session.WritePendingOutput(_transport.Output);
+                    _session.WritePendingOutput(_output);
                     await FlushLockedAsync(default).ConfigureAwait(false);
                 }
             }

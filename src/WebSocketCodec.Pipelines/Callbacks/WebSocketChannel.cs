@@ -22,6 +22,7 @@ public sealed partial class WebSocketChannel : IDisposable
     private const int LongestHeader = 14;
 
     private readonly IDuplexPipe _transport;
+    private readonly CoalescingWriter _output;
     private readonly WebSocketSession _session;
     private readonly SemaphoreSlim _writeLock = new(1, 1);
     private readonly TimeProvider _time;
@@ -49,12 +50,13 @@ public sealed partial class WebSocketChannel : IDisposable
     {
         ArgumentNullException.ThrowIfNull(transport);
         _transport = transport;
+        _output = new CoalescingWriter(transport.Output);
         // Every call into the session happens under the write lock, so it writes its control frames straight into
         // the output, in order with the application's frames.
-        _session = new WebSocketSession(role, options) { Output = transport.Output };
+        _session = new WebSocketSession(role, options) { Output = _output };
         _time = _session.Options.TimeProvider ?? TimeProvider.System;
         Subprotocol = subprotocol;
-        Sender = new WebSocketFrameSender(this, transport.Output, _session.Encoder);
+        Sender = new WebSocketFrameSender(this, _output, _session.Encoder);
     }
 
     /// <summary>Which end this is.</summary>
@@ -168,7 +170,7 @@ public sealed partial class WebSocketChannel : IDisposable
             if (_session.StartClose(status, reason) && !_aborted)
             {
                 ArmTimer();
-                _session.WritePendingOutput(_transport.Output);
+                _session.WritePendingOutput(_output);
                 await FlushLockedAsync(cancellationToken).ConfigureAwait(false);
             }
         }
@@ -239,6 +241,7 @@ public sealed partial class WebSocketChannel : IDisposable
     /// <summary>Flushes the output; the caller holds the write lock.</summary>
     internal async ValueTask FlushLockedAsync(CancellationToken cancellationToken)
     {
+        _output.Commit();
         PipeWriter output = _transport.Output;
         if (output.CanGetUnflushedBytes)
         {

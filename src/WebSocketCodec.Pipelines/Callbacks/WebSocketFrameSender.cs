@@ -14,11 +14,11 @@ namespace WebSocketCodec.Pipelines;
 public sealed class WebSocketFrameSender
 {
     private readonly WebSocketChannel _channel;
-    private readonly PipeWriter _writer;
+    private readonly CoalescingWriter _writer;
     private readonly FrameEncoder _encoder;
     private bool _messageOpen;
 
-    internal WebSocketFrameSender(WebSocketChannel channel, PipeWriter writer, FrameEncoder encoder)
+    internal WebSocketFrameSender(WebSocketChannel channel, CoalescingWriter writer, FrameEncoder encoder)
     {
         _channel = channel;
         _writer = writer;
