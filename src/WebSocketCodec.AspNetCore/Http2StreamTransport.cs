@@ -7,11 +7,17 @@ namespace WebSocketCodec.AspNetCore;
 /// <summary>The websocket's transport on an HTTP/2 (or HTTP/3) stream. <see cref="CloseOutputAsync"/> ends the response,
 /// which sends END_STREAM while the request side stays readable (a half-close, RFC 8441 section 5.1); otherwise the
 /// stream ends when the endpoint returns (END_STREAM) or resets it (RST_STREAM).</summary>
+/// <remarks>The stream pipes work in 32 KiB buffers: each buffer the writer fills is one write into the stream (one
+/// DATA frame or two), so with the default 4 KiB a window of small echoed frames cost eight writes where the byte
+/// echo made one (measured at 125 B, one stream: 0.71× the <c>raw-h2</c> echo with 4 KiB, 0.91× with 32 KiB; ten streams 0.82× and 0.92×). The memory is pooled and held
+/// only while a read or write is under way.</remarks>
 internal sealed class Http2StreamTransport(Stream stream, HttpResponse response) : IHalfClosingDuplexPipe
 {
-    public PipeReader Input { get; } = PipeReader.Create(stream, new StreamPipeReaderOptions(bufferSize: 16 * 1024, leaveOpen: true));
+    private const int BufferSize = 32 * 1024;
 
-    public PipeWriter Output { get; } = PipeWriter.Create(stream, new StreamPipeWriterOptions(leaveOpen: true));
+    public PipeReader Input { get; } = PipeReader.Create(stream, new StreamPipeReaderOptions(bufferSize: BufferSize, minimumReadSize: 4096, leaveOpen: true));
+
+    public PipeWriter Output { get; } = PipeWriter.Create(stream, new StreamPipeWriterOptions(minimumBufferSize: BufferSize, leaveOpen: true));
 
     public async ValueTask CloseOutputAsync()
     {
