@@ -13,10 +13,11 @@ var markdown = new Option<FileInfo?>("--markdown") { Description = "Also write t
 var tls = new Option<bool>("--tls") { Description = "TLS (self-signed certificate)." };
 var h2 = new Option<bool>("--h2") { Description = "Websockets over HTTP/2 (extended CONNECT; every connection a stream of one HTTP/2 connection): " + string.Join(", ", Variants.OverHttp2) + " (raw-upgrade is then raw-h2)." };
 var smoke = new Option<bool>("--smoke") { Description = "About a second per variant: checks that every variant runs; the numbers mean nothing." };
+var repeat = new Option<int>("--repeat") { DefaultValueFactory = _ => 1, Description = "Runs of each variant, interleaved (variant A, B, A, B...); the median run by msgs/s is reported. Runs of one process pair vary by up to ±15% here, so repeat for tables." };
 var json = new Option<FileInfo?>("--json") { Description = "Also write the results as JSON." };
 var root = new RootCommand("WebSocketCodec perf test: a pipelined echo load from this process (one core) against each variant's server in its own process (another core).")
 {
-    variants, payload, seconds, warmup, window, connections, tls, h2, smoke, json, markdown,
+    variants, payload, seconds, warmup, window, connections, tls, h2, smoke, repeat, json, markdown,
 };
 root.SetAction(async (parseResult, cancellation) =>
 {
@@ -31,9 +32,9 @@ root.SetAction(async (parseResult, cancellation) =>
     string[] unknown = chosen.Except(available).ToArray();
     int[]? sizes = ParseList(parseResult.GetValue(payload)!);
     int[]? connectionCounts = ParseList(parseResult.GetValue(connections)!);
-    if (unknown.Length > 0 || sizes is null || sizes.Any(s => s is < 8 or > 65_535) || parseResult.GetValue(window) < 2 || connectionCounts is null || connectionCounts.Any(n => n < 1))
+    if (unknown.Length > 0 || sizes is null || sizes.Any(s => s is < 8 or > 65_535) || parseResult.GetValue(window) < 2 || parseResult.GetValue(repeat) is < 1 or > 99 || connectionCounts is null || connectionCounts.Any(n => n < 1))
     {
-        Console.Error.WriteLine(unknown.Length > 0 ? $"unknown variants{(http2 ? " over HTTP/2" : "")}: {string.Join(", ", unknown)}" : "--payload must be 8-65535, --window at least 2, --connections at least 1");
+        Console.Error.WriteLine(unknown.Length > 0 ? $"unknown variants{(http2 ? " over HTTP/2" : "")}: {string.Join(", ", unknown)}" : "--payload must be 8-65535, --window at least 2, --connections at least 1, --repeat 1-99");
         return 2;
     }
 
@@ -55,17 +56,36 @@ root.SetAction(async (parseResult, cancellation) =>
     };
     Console.WriteLine($"# {ClientPinning.MachineCores} cores, {System.Runtime.InteropServices.RuntimeInformation.OSDescription}, .NET {Environment.Version}");
     var results = new List<PerfResult>();
-    int total = sizes.Length * connectionCounts.Length * chosen.Length, done = 0;
+    int runs = parseResult.GetValue(repeat);
+    int total = sizes.Length * connectionCounts.Length * chosen.Length * runs, done = 0;
     foreach (int size in sizes)
     {
         foreach (int count in connectionCounts)
         {
-            foreach (string variant in chosen)
+            var runsByVariant = chosen.ToDictionary(v => v, _ => new List<PerfResult>());
+            for (int run = 1; run <= runs; run++)
             {
-                Console.Error.Write($"[{++done}/{total}] {variant}, {size} B, {count} connection(s)...\r");
-                PerfResult result = await PerfRunner.RunVariantAsync(variant, options with { Payload = size, Connections = count }, cancellation);
-                results.Add(result);
-                Console.WriteLine(result);
+                foreach (string variant in chosen)
+                {
+                    Console.Error.Write($"[{++done}/{total}] {variant}, {size} B, {count} connection(s)...\r");
+                    PerfResult result = await PerfRunner.RunVariantAsync(variant, options with { Payload = size, Connections = count }, cancellation);
+                    runsByVariant[variant].Add(result);
+                    Console.WriteLine(runs == 1 ? result.ToString() : $"# run {run}: {result}");
+                }
+            }
+
+            if (runs > 1)
+            {
+                foreach (string variant in chosen)
+                {
+                    PerfResult median = PerfResult.Median(runsByVariant[variant]);
+                    results.Add(median);
+                    Console.WriteLine(median);
+                }
+            }
+            else
+            {
+                results.AddRange(chosen.Select(v => runsByVariant[v][0]));
             }
         }
     }

@@ -16,20 +16,36 @@ public static class PerfReport
         text.AppendLine(c, $"## {title}").AppendLine();
         text.AppendLine(c, $"`{command}`").AppendLine();
         text.AppendLine(c, $"{CpuModel()}, {ClientPinning.MachineCores} cores; server pinned to one core, load on the other; {RuntimeInformation.OSDescription}; .NET {Environment.Version}.").AppendLine();
-        text.AppendLine("| payload | conns | tls | variant | msgs/s | × aspnetcore | × raw | p50 µs | p99 µs | gen0 | alloc B/msg |");
-        text.AppendLine("|---:|---:|:---:|---|---:|---:|---:|---:|---:|---:|---:|");
+        int runs = results.Count == 0 ? 1 : results.Max(r => r.Runs);
+        if (runs > 1)
+        {
+            text.AppendLine(c, $"Each row is the median of {runs} runs, interleaved across the variants; \"range\" is the slowest and fastest run.").AppendLine();
+        }
+
+        text.AppendLine("\"× limit\" is the rate over the byte echo on the same path: `raw` (Kestrel connection handler) for the connection-handler variants, `raw-upgrade` (Kestrel's upgrade stream) for the endpoint variants and `aspnetcore`, `raw-h2` over HTTP/2.").AppendLine();
+        text.AppendLine("| payload | conns | tls | variant | msgs/s | range | × aspnetcore | × limit | p50 µs | p99 µs | gen0 | alloc B/msg |");
+        text.AppendLine("|---:|---:|:---:|---|---:|---:|---:|---:|---:|---:|---:|---:|");
         foreach (var group in results.GroupBy(r => (r.Payload, r.Connections, r.Tls)))
         {
             double? aspnetcore = group.FirstOrDefault(r => r.Variant.StartsWith(Variants.AspNetCore, StringComparison.Ordinal))?.MessagesPerSecond;
-            double? raw = group.FirstOrDefault(r => r.Variant is Variants.Raw or "raw-h2")?.MessagesPerSecond;
             foreach (PerfResult r in group)
             {
-                text.AppendLine(c, $"| {r.Payload} | {r.Connections} | {(r.Tls ? "on" : "off")} | {r.Variant} | {r.MessagesPerSecond:N0} | {Ratio(r.MessagesPerSecond, aspnetcore)} | {Ratio(r.MessagesPerSecond, raw)} | {r.P50Microseconds:F0} | {r.P99Microseconds:F0} | {r.Gen0} | {r.AllocatedBytesPerMessage:F1} |");
+                double? limit = group.FirstOrDefault(b => b.Variant == LimitOf(r.Variant))?.MessagesPerSecond;
+                string range = r.Runs > 1 ? string.Create(c, $"{r.MinMessagesPerSecond / 1e6:F2}-{r.MaxMessagesPerSecond / 1e6:F2} M") : "";
+                text.AppendLine(c, $"| {r.Payload} | {r.Connections} | {(r.Tls ? "on" : "off")} | {r.Variant} | {r.MessagesPerSecond:N0} | {range} | {Ratio(r.MessagesPerSecond, aspnetcore)} | {Ratio(r.MessagesPerSecond, limit)} | {r.P50Microseconds:F0} | {r.P99Microseconds:F0} | {r.Gen0} | {r.AllocatedBytesPerMessage:F1} |");
             }
         }
 
         return text.ToString();
     }
+
+    /// <summary>The byte echo on the same server path as <paramref name="variant"/>.</summary>
+    public static string LimitOf(string variant) => variant switch
+    {
+        _ when variant.EndsWith("-h2", StringComparison.Ordinal) => "raw-h2",
+        Variants.Ours or Variants.OursBulk or Variants.OursMessages or Variants.Raw => Variants.Raw,
+        _ => Variants.RawUpgrade,
+    };
 
     private static string Ratio(double value, double? baseline) =>
         baseline is > 0 ? (value / baseline.Value).ToString("F2", CultureInfo.InvariantCulture) : "";
