@@ -13,11 +13,12 @@ var markdown = new Option<FileInfo?>("--markdown") { Description = "Also write t
 var tls = new Option<bool>("--tls") { Description = "TLS (self-signed certificate)." };
 var h2 = new Option<bool>("--h2") { Description = "Websockets over HTTP/2 (extended CONNECT; every connection a stream of one HTTP/2 connection): " + string.Join(", ", Variants.OverHttp2) + " (raw-upgrade is then raw-h2)." };
 var smoke = new Option<bool>("--smoke") { Description = "About a second per variant: checks that every variant runs; the numbers mean nothing." };
+var client = new Option<string>("--client") { DefaultValueFactory = _ => LoadClients.Pipelined, Description = "The load: pipelined (our frame pump, every variant) or clientwebsocket (.NET's ClientWebSocket, one SendAsync per message; websocket servers only)." };
 var repeat = new Option<int>("--repeat") { DefaultValueFactory = _ => 1, Description = "Runs of each variant, interleaved (variant A, B, A, B...); the median run by msgs/s is reported. Runs of one process pair vary by up to ±15% here, so repeat for tables." };
 var json = new Option<FileInfo?>("--json") { Description = "Also write the results as JSON." };
 var root = new RootCommand("WebSocketCodec perf test: a pipelined echo load from this process (one core) against each variant's server in its own process (another core).")
 {
-    variants, payload, seconds, warmup, window, connections, tls, h2, smoke, repeat, json, markdown,
+    variants, payload, seconds, warmup, window, connections, tls, h2, client, smoke, repeat, json, markdown,
 };
 root.SetAction(async (parseResult, cancellation) =>
 {
@@ -29,12 +30,29 @@ root.SetAction(async (parseResult, cancellation) =>
         chosen = [.. available];
     }
 
+    string load = parseResult.GetValue(client)!;
+    if (!LoadClients.All.Contains(load))
+    {
+        Console.Error.WriteLine($"--client must be one of: {string.Join(", ", LoadClients.All)}");
+        return 2;
+    }
+
+    if (load == LoadClients.ClientWebSocket)
+    {
+        // A byte echo returns the client's masked frames, which a websocket client must refuse.
+        available = available.Where(v => v is not (Variants.Raw or Variants.RawUpgrade)).ToArray();
+        if (parseResult.GetValue(variants) == "all")
+        {
+            chosen = [.. available];
+        }
+    }
+
     string[] unknown = chosen.Except(available).ToArray();
     int[]? sizes = ParseList(parseResult.GetValue(payload)!);
     int[]? connectionCounts = ParseList(parseResult.GetValue(connections)!);
     if (unknown.Length > 0 || sizes is null || sizes.Any(s => s is < 8 or > 65_535) || parseResult.GetValue(window) < 2 || parseResult.GetValue(repeat) is < 1 or > 99 || connectionCounts is null || connectionCounts.Any(n => n < 1))
     {
-        Console.Error.WriteLine(unknown.Length > 0 ? $"unknown variants{(http2 ? " over HTTP/2" : "")}: {string.Join(", ", unknown)}" : "--payload must be 8-65535, --window at least 2, --connections at least 1, --repeat 1-99");
+        Console.Error.WriteLine(unknown.Length > 0 ? $"unknown variants{(http2 ? " over HTTP/2" : "")}{(load == LoadClients.ClientWebSocket ? " with ClientWebSocket" : "")}: {string.Join(", ", unknown)}" : "--payload must be 8-65535, --window at least 2, --connections at least 1, --repeat 1-99");
         return 2;
     }
 
@@ -53,6 +71,7 @@ root.SetAction(async (parseResult, cancellation) =>
         Warmup = TimeSpan.FromSeconds(isSmoke ? 0.3 : parseResult.GetValue(warmup)),
         Duration = TimeSpan.FromSeconds(isSmoke ? 0.7 : parseResult.GetValue(seconds)),
         Pin = !isSmoke,
+        Client = load,
     };
     Console.WriteLine($"# {ClientPinning.MachineCores} cores, {System.Runtime.InteropServices.RuntimeInformation.OSDescription}, .NET {Environment.Version}");
     var results = new List<PerfResult>();

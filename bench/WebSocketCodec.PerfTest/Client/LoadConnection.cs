@@ -13,7 +13,7 @@ namespace WebSocketCodec.PerfTest;
 /// filler), refilled in one write once half has come back; every echo's latency goes into a histogram. It only counts
 /// frames (masked or not, so the raw byte echoes count too) and checks their lengths.
 /// </summary>
-internal sealed class LoadConnection : IAsyncDisposable
+internal sealed class LoadConnection : ILoadConnection
 {
     private static readonly byte[] MaskKey = [0x37, 0xFA, 0x21, 0x3D];
     private readonly Stream _stream;
@@ -38,7 +38,9 @@ internal sealed class LoadConnection : IAsyncDisposable
 
     public LatencyHistogram Latency { get; } = new();
 
-    public long Received;
+    private long _received;
+
+    public long Received => Interlocked.Read(ref _received);
 
     public static async Task<LoadConnection> OpenAsync(IPEndPoint server, bool tls, int payload, int window, CancellationToken cancellationToken)
     {
@@ -284,7 +286,7 @@ internal sealed class LoadConnection : IAsyncDisposable
         {
             if (measuring)
             {
-                Received += frames;
+                Interlocked.Add(ref _received, frames);
             }
 
             int left = Interlocked.Add(ref _inFlight, -frames);

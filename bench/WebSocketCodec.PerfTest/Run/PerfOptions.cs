@@ -22,6 +22,21 @@ public sealed record PerfOptions
 
     public TimeSpan Duration { get; init; } = TimeSpan.FromSeconds(10);
 
+    /// <summary>The load client: <see cref="LoadClients.Pipelined"/> (our frame pump, for every variant) or
+    /// <see cref="LoadClients.ClientWebSocket"/> (.NET's own client, one message per <c>SendAsync</c>; websocket servers
+    /// only).</summary>
+    public string Client { get; init; } = LoadClients.Pipelined;
+
     /// <summary>Pin the server to core 0 and this process to core 1 (off for smoke runs inside a test host).</summary>
     public bool Pin { get; init; } = true;
+}
+
+/// <summary>The load clients.</summary>
+public static class LoadClients
+{
+    public const string Pipelined = "pipelined";
+
+    public const string ClientWebSocket = "clientwebsocket";
+
+    public static IReadOnlyList<string> All { get; } = [Pipelined, ClientWebSocket];
 }

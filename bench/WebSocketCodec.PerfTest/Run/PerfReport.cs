@@ -25,6 +25,11 @@ public static class PerfReport
         text.AppendLine("\"× limit\" is the rate over the byte echo on the same path: `raw` (Kestrel connection handler) for the connection-handler variants, `raw-upgrade` (Kestrel's upgrade stream) for the endpoint variants and `aspnetcore`, `raw-h2` over HTTP/2.").AppendLine();
         text.AppendLine("| payload | conns | tls | variant | msgs/s | range | × aspnetcore | × limit | p50 µs | p99 µs | gen0 | alloc B/msg |");
         text.AppendLine("|---:|---:|:---:|---|---:|---:|---:|---:|---:|---:|---:|---:|");
+        if (results.Any(r => r.Client != LoadClients.Pipelined))
+        {
+            text.AppendLine(c, $"Load client: {string.Join(", ", results.Select(r => r.Client).Distinct())} (one `SendAsync` per message, as .NET applications send).").AppendLine();
+        }
+
         foreach (var group in results.GroupBy(r => (r.Payload, r.Connections, r.Tls)))
         {
             double? aspnetcore = group.FirstOrDefault(r => r.Variant.StartsWith(Variants.AspNetCore, StringComparison.Ordinal))?.MessagesPerSecond;

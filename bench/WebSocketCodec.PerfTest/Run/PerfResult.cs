@@ -8,6 +8,9 @@ public sealed record PerfResult(
     double MessagesPerSecond, double P50Microseconds, double P95Microseconds, double P99Microseconds,
     int Gen0, int Gen1, int Gen2, double AllocatedBytesPerMessage)
 {
+    /// <summary>The load client (see <see cref="LoadClients"/>).</summary>
+    public string Client { get; init; } = LoadClients.Pipelined;
+
     /// <summary>How many runs this result is the median of.</summary>
     public int Runs { get; init; } = 1;
 
@@ -32,5 +35,5 @@ public sealed record PerfResult(
 
     /// <summary>The report line; it ends with <c>msgs/s=&lt;n&gt; p50us=&lt;n&gt; p99us=&lt;n&gt;</c>.</summary>
     public override string ToString() => string.Create(CultureInfo.InvariantCulture,
-        $"{Variant,-24} payload={Payload} window={Window} conns={Connections} tls={(Tls ? "on" : "off")} gen0={Gen0} gen1={Gen1} gen2={Gen2} alloc/msg={AllocatedBytesPerMessage:F1} p95us={P95Microseconds:F0} msgs/s={MessagesPerSecond:F0} p50us={P50Microseconds:F0} p99us={P99Microseconds:F0}");
+        $"{Variant,-24} {(Client == LoadClients.Pipelined ? "" : $"client={Client} ")}payload={Payload} window={Window} conns={Connections} tls={(Tls ? "on" : "off")} gen0={Gen0} gen1={Gen1} gen2={Gen2} alloc/msg={AllocatedBytesPerMessage:F1} p95us={P95Microseconds:F0} msgs/s={MessagesPerSecond:F0} p50us={P50Microseconds:F0} p99us={P99Microseconds:F0}");
 }

@@ -28,7 +28,7 @@ public static class PerfRunner
         }
 
         var endPoint = new IPEndPoint(IPAddress.Loopback, server.Port);
-        var connections = new List<LoadConnection>();
+        var connections = new List<ILoadConnection>();
         using var http2Handler = new SocketsHttpHandler
         {
             EnableMultipleHttp2Connections = false,
@@ -40,7 +40,9 @@ public static class PerfRunner
         {
             for (int i = 0; i < options.Connections; i++)
             {
-                connections.Add(options.Http2
+                connections.Add(options.Client == LoadClients.ClientWebSocket
+                    ? await ClientWebSocketLoad.OpenAsync(endPoint, options.Tls, options.Http2, options.Http2 ? invoker.Value : null, options.Payload, options.Window, cancellationToken)
+                    : options.Http2
                     ? await LoadConnection.OpenHttp2Async(invoker.Value, endPoint, options.Tls, options.Payload, options.Window, cancellationToken)
                     : await LoadConnection.OpenAsync(endPoint, options.Tls, options.Payload, options.Window, cancellationToken));
             }
@@ -57,7 +59,7 @@ public static class PerfRunner
             var after = await server.GcAsync();
             Trace("measured");
             await stop.CancelAsync();
-            foreach (LoadConnection connection in connections)
+            foreach (ILoadConnection connection in connections)
             {
                 await connection.DisposeAsync();
             }
@@ -75,7 +77,7 @@ public static class PerfRunner
             Trace("stopped");
             var latency = new LatencyHistogram();
             long messages = 0;
-            foreach (LoadConnection connection in connections)
+            foreach (ILoadConnection connection in connections)
             {
                 latency.Add(connection.Latency);
                 messages += connection.Received;
@@ -85,12 +87,15 @@ public static class PerfRunner
                 options.Http2 ? (variant == PerfTest.Variants.RawUpgrade ? "raw-h2" : variant + "-h2") : variant, Math.Max(8, options.Payload), options.Window, options.Connections, options.Tls, seconds, messages,
                 messages / seconds, latency.Percentile(50) / 1000.0, latency.Percentile(95) / 1000.0, latency.Percentile(99) / 1000.0,
                 after.Gen0 - before.Gen0, after.Gen1 - before.Gen1, after.Gen2 - before.Gen2,
-                messages == 0 ? 0 : (after.Allocated - before.Allocated) / (double)messages);
+                messages == 0 ? 0 : (after.Allocated - before.Allocated) / (double)messages)
+            {
+                Client = options.Client,
+            };
         }
         finally
         {
             await stop.CancelAsync();
-            foreach (LoadConnection connection in connections)
+            foreach (ILoadConnection connection in connections)
             {
                 await connection.DisposeAsync();
             }

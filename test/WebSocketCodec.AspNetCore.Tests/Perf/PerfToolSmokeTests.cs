@@ -45,4 +45,26 @@ public sealed class PerfToolSmokeTests
         Assert.True(result.P50Microseconds > 0 && result.P99Microseconds >= result.P50Microseconds, result.ToString());
         Assert.Matches(@"msgs/s=\d+ p50us=\d+ p99us=\d+$", result.ToString());
     }
+
+    [Theory]
+    [InlineData(Variants.Ours, false)]
+    [InlineData(Variants.AspNetCore, false)]
+    [InlineData(Variants.OursEndpointMessages, true)]
+    public async Task ClientWebSocketDrivesTheWebsocketVariants(string variant, bool http2)
+    {
+        var options = new PerfOptions
+        {
+            Payload = 64,
+            Window = 16,
+            Http2 = http2,
+            Client = LoadClients.ClientWebSocket,
+            Warmup = TimeSpan.FromSeconds(0.2),
+            Duration = TimeSpan.FromSeconds(0.5),
+            Pin = false,
+        };
+        PerfResult result = await PerfRunner.RunVariantAsync(variant, options, RawHttp.Timeout(60));
+        Assert.Equal(LoadClients.ClientWebSocket, result.Client);
+        Assert.True(result.Messages > 0, result.ToString());
+        Assert.Matches(@"client=clientwebsocket .*msgs/s=\d+ p50us=\d+ p99us=\d+$", result.ToString());
+    }
 }

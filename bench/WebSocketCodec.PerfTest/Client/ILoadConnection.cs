@@ -1,0 +1,20 @@
+namespace WebSocketCodec.PerfTest;
+
+/// <summary>One websocket of the load: keeps a window of frames in flight and records each echo's round trip.</summary>
+internal interface ILoadConnection : IAsyncDisposable
+{
+    /// <summary>Whether echoes count toward <see cref="Received"/> and <see cref="Latency"/>.</summary>
+    bool Measuring { get; set; }
+
+    /// <summary>Echoes received while measuring.</summary>
+    long Received { get; }
+
+    /// <summary>Round trips recorded while measuring (nanoseconds).</summary>
+    LatencyHistogram Latency { get; }
+
+    /// <summary>Where the loops are, for a stuck run's report.</summary>
+    string State { get; }
+
+    /// <summary>Runs the send and receive loops until cancelled.</summary>
+    Task RunAsync(CancellationToken cancellationToken);
+}
