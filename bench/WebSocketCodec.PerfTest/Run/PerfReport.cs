@@ -41,6 +41,16 @@ public static class PerfReport
             }
         }
 
+        PerfResult[] allocating = [.. results.Where(r => r.AllocationSamples != "-")];
+        if (allocating.Length > 0)
+        {
+            text.AppendLine().AppendLine("What allocated during the measured window (the runtime's allocation samples, one per about 100 KB, by type):").AppendLine();
+            foreach (PerfResult r in allocating)
+            {
+                text.AppendLine(c, $"- {r.Variant}, {r.Payload} B, {r.Connections} conn.: {r.AllocationSamples.Replace(",", ", ", StringComparison.Ordinal)}");
+            }
+        }
+
         return text.ToString();
     }
 

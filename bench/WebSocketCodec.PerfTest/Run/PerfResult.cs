@@ -11,6 +11,10 @@ public sealed record PerfResult(
     /// <summary>The load client (see <see cref="LoadClients"/>).</summary>
     public string Client { get; init; } = LoadClients.Pipelined;
 
+    /// <summary>What the server allocated in the measured window, by type (share of the runtime's allocation
+    /// samples, one per about 100 KB), or <c>-</c>.</summary>
+    public string AllocationSamples { get; init; } = "-";
+
     /// <summary>How many runs this result is the median of.</summary>
     public int Runs { get; init; } = 1;
 

@@ -90,6 +90,7 @@ public static class PerfRunner
                 messages == 0 ? 0 : (after.Allocated - before.Allocated) / (double)messages)
             {
                 Client = options.Client,
+                AllocationSamples = after.Sampled,
             };
         }
         finally

@@ -80,15 +80,17 @@ internal sealed class ServerProcess : IAsyncDisposable
         }
     }
 
-    /// <summary>The server's GC counts (gen 0, 1, 2) and total allocated bytes.</summary>
-    public async Task<(int Gen0, int Gen1, int Gen2, long Allocated)> GcAsync()
+    /// <summary>The server's GC counts (gen 0, 1, 2), total allocated bytes, and the types its allocation samples
+    /// named since the last call.</summary>
+    public async Task<(int Gen0, int Gen1, int Gen2, long Allocated, string Sampled)> GcAsync()
     {
         await _process.StandardInput.WriteLineAsync("gc");
         await _process.StandardInput.FlushAsync();
         string line = await _process.StandardOutput.ReadLineAsync().WaitAsync(TimeSpan.FromSeconds(20)) ?? throw new InvalidOperationException("The server exited.");
         string[] parts = line.Split(' ');
         return (int.Parse(parts[1], CultureInfo.InvariantCulture), int.Parse(parts[2], CultureInfo.InvariantCulture),
-            int.Parse(parts[3], CultureInfo.InvariantCulture), long.Parse(parts[4], CultureInfo.InvariantCulture));
+            int.Parse(parts[3], CultureInfo.InvariantCulture), long.Parse(parts[4], CultureInfo.InvariantCulture),
+            parts.Length > 5 ? parts[5] : "-");
     }
 
     public async ValueTask DisposeAsync()

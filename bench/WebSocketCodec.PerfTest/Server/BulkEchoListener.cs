@@ -17,6 +17,8 @@ internal sealed class BulkEchoListener(WebSocketFrameSender sender) : IWebSocket
         }
     };
 
+    private const int ChunkSize = 4096;
+
     private readonly ArrayBufferWriter<byte> _payloads = new(64 * 1024);
     private readonly List<(WebSocketOpcode Opcode, bool Fin, int Length)> _frames = new(256);
 
@@ -31,7 +33,9 @@ internal sealed class BulkEchoListener(WebSocketFrameSender sender) : IWebSocket
     {
         if (_frames.Count > 0 && sender.CanSend)
         {
-            await sender.SendBulkAsync(WriteAll, this, _payloads.WrittenCount + (_frames.Count * 14), cancellationToken);
+            // The bulk writer moves to a new chunk when one is full: ask for pool-sized chunks, not the whole read at
+            // once (a pipe serves a hint beyond its pool's block size with memory it does not pool).
+            await sender.SendBulkAsync(WriteAll, this, Math.Min(_payloads.WrittenCount + (_frames.Count * 14), ChunkSize), cancellationToken);
         }
 
         _frames.Clear();

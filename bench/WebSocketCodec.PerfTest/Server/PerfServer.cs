@@ -77,6 +77,7 @@ internal static class PerfServer
                 break;
         }
 
+        using var allocations = new AllocationSampler();
         await app.StartAsync();
         string address = app.Services.GetRequiredService<IServer>().Features.Get<IServerAddressesFeature>()!.Addresses.First();
         Console.WriteLine($"port {new Uri(address).Port}");
@@ -85,7 +86,7 @@ internal static class PerfServer
             if (command == "gc")
             {
                 Console.WriteLine(string.Create(CultureInfo.InvariantCulture,
-                    $"gc {GC.CollectionCount(0)} {GC.CollectionCount(1)} {GC.CollectionCount(2)} {GC.GetTotalAllocatedBytes(precise: true)}"));
+                    $"gc {GC.CollectionCount(0)} {GC.CollectionCount(1)} {GC.CollectionCount(2)} {GC.GetTotalAllocatedBytes(precise: true)} {allocations.TakeSummary()}"));
             }
         }
 
