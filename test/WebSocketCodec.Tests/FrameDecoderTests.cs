@@ -302,6 +302,85 @@ public class FrameDecoderTests
         var codes = new FrameDecoder(WebSocketRole.Server, new FrameDecoderOptions { ValidateUtf8 = false });
         Assert.Equal(ProtocolViolation.InvalidCloseStatus, Run(codes, Frame(8, Close(999))));
     }
+
+    [Theory]
+    [InlineData(WebSocketRole.Server, 1, 126)]
+    [InlineData(WebSocketRole.Server, 2, 1000)]
+    [InlineData(WebSocketRole.Server, 2, 65535)]
+    [InlineData(WebSocketRole.Client, 1, 4097)]
+    [InlineData(WebSocketRole.Client, 2, 126)]
+    public void WholeFramesWithA16BitLengthDecodeAsTheGeneralPathDoes(WebSocketRole role, int opcode, int length)
+    {
+        byte[] payload = new byte[length];
+        for (int i = 0; i < length; i++)
+        {
+            payload[i] = (byte)('a' + (i % 26));
+        }
+
+        bool masked = role == WebSocketRole.Server;
+        byte[] wire = Frame(opcode, payload, masked: masked);
+        byte[] copy = [.. wire, 0x82]; // one byte of the next frame behind it
+
+        // Whole frame: ReadFrame.
+        var whole = new FrameDecoder(role);
+        Assert.Equal(OperationStatus.Done, whole.ReadFrame(copy, out FrameHeader header, out Span<byte> unmasked, out _));
+
+        // The same bytes header first, then the payload: the general path.
+        var pieces = new FrameDecoder(role);
+        Assert.Equal(OperationStatus.Done, pieces.ReadHeader(wire, out FrameHeader expected, out _));
+        Span<byte> rest = wire.AsSpan(expected.HeaderLength);
+        Assert.Equal(OperationStatus.Done, pieces.ProcessPayload(rest));
+
+        Assert.Equal(expected, header);
+        Assert.Equal(masked ? 8 : 4, header.HeaderLength);
+        Assert.Equal(wire.Length, header.FrameLength);
+        Assert.True(unmasked.SequenceEqual(payload));
+        Assert.True(rest.SequenceEqual(payload));
+
+        // The message state is where the general path leaves it: no message open, so a Continuation is refused.
+        Assert.False(whole.InFragmentedMessage);
+        Assert.Equal(ProtocolViolation.UnexpectedContinuation, Run(whole, Frame(0, [1], masked: masked)));
+    }
+
+    public static TheoryData<string, byte[], FrameDecoderOptions, ProtocolViolation> SixteenBitViolations => new()
+    {
+        // FIN=1, Binary, MASK=1, 16-bit length 125: the 7-bit form was due.
+        { "non-minimal 125", [0x82, 0xFE, 0x00, 0x7D, .. new byte[4 + 125]], FrameDecoderOptions.Default, ProtocolViolation.NonMinimalLength },
+        { "over the frame limit", Frame(2, new byte[300]), new FrameDecoderOptions { MaxFramePayloadLength = 299 }, ProtocolViolation.FrameTooBig },
+        { "over the message limit (a single frame: the frame limit is the smaller)", Frame(2, new byte[300]), new FrameDecoderOptions { MaxMessagePayloadLength = 299 }, ProtocolViolation.FrameTooBig },
+        { "unmasked at server", Frame(2, new byte[300], masked: false), FrameDecoderOptions.Default, ProtocolViolation.UnmaskedFrame },
+        { "ping of 300 bytes", Frame(9, new byte[300]), FrameDecoderOptions.Default, ProtocolViolation.ControlFrameTooLong },
+        { "RSV1", Frame(2, new byte[300], rsv: 4), FrameDecoderOptions.Default, ProtocolViolation.ReservedBitsSet },
+        { "invalid UTF-8 at the end", Frame(1, [.. new byte[299], 0xC3]), FrameDecoderOptions.Default, ProtocolViolation.InvalidTextUtf8 },
+        { "surrogate in the middle", Frame(1, [.. new byte[150], 0xED, 0xA0, 0x80, .. new byte[150]]), FrameDecoderOptions.Default, ProtocolViolation.InvalidTextUtf8 },
+    };
+
+    [Theory]
+    [MemberData(nameof(SixteenBitViolations))]
+    public void WholeFramesWithA16BitLengthKeepEveryRule(string rule, byte[] wire, FrameDecoderOptions options, ProtocolViolation expected)
+    {
+        var decoder = new FrameDecoder(WebSocketRole.Server, options);
+        Assert.Equal(OperationStatus.InvalidData, decoder.ReadFrame(wire, out _, out _, out _));
+        Assert.True(expected == decoder.Violation, $"{rule}: {decoder.Violation}");
+    }
+
+    [Fact]
+    public void A16BitFrameOfTheExactLimitIsAccepted()
+    {
+        var decoder = new FrameDecoder(WebSocketRole.Server, new FrameDecoderOptions { MaxFramePayloadLength = 300, MaxMessagePayloadLength = 300 });
+        Assert.Equal(ProtocolViolation.None, Run(decoder, Frame(2, new byte[300]), Frame(1, new byte[300])));
+    }
+
+    [Fact]
+    public void A16BitFrameInsideAFragmentedMessageTakesTheMessageRules()
+    {
+        // A final Binary frame while a message is open must be refused, whatever its length form.
+        var decoder = new FrameDecoder(WebSocketRole.Server);
+        Assert.Equal(ProtocolViolation.ExpectedContinuation, Run(decoder, Frame(2, new byte[10], fin: false), Frame(2, new byte[300])));
+
+        var ok = new FrameDecoder(WebSocketRole.Server, new FrameDecoderOptions { MaxMessagePayloadLength = 400 });
+        Assert.Equal(ProtocolViolation.MessageTooBig, Run(ok, Frame(2, new byte[200], fin: false), Frame(0, new byte[201])));
+    }
 }
 
 public class DecodeFramesTests

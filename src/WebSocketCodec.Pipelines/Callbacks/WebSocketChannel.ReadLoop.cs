@@ -125,6 +125,7 @@ public sealed partial class WebSocketChannel
         ReadOnlySequence<byte> rest = buffer;
         OperationStatus status = OperationStatus.NeedMoreData;
         Span<byte> scratch = stackalloc byte[LongestHeader + 2];
+        long receivedAt = _time.GetTimestamp(); // once per read, not per segment
         while (!rest.IsEmpty)
         {
             // The pipe's memory is ours until AdvanceTo: payloads are unmasked in it.
@@ -136,11 +137,11 @@ public sealed partial class WebSocketChannel
                 // the copy is released from the pipe, so nothing is unmasked twice.
                 int length = (int)Math.Min(rest.Length, scratch.Length);
                 rest.Slice(0, length).CopyTo(scratch);
-                status = _session.Receive(scratch.Slice(0, length), ref handler, out used);
+                status = _session.Receive(scratch.Slice(0, length), receivedAt, ref handler, out used);
             }
             else
             {
-                status = _session.Receive(span, ref handler, out used);
+                status = _session.Receive(span, receivedAt, ref handler, out used);
             }
 
             rest = rest.Slice(used);

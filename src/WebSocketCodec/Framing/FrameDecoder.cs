@@ -188,20 +188,34 @@ public sealed class FrameDecoder
     public OperationStatus ReadFrame(Span<byte> source, out FrameHeader header, out Span<byte> payload, out long bytesNeeded)
     {
         // Fast path for the frames that dominate real traffic: a whole small (<= 125 bytes) final Text, Binary, Ping or
-        // Pong frame with no RSV bit and the mask bit the role expects, outside a fragmented message. Everything else,
-        // and every violation, takes the general path below, which applies every rule.
+        // Pong frame, or a whole final Text or Binary frame with a 16-bit length, with no RSV bit and the mask bit the
+        // role expects, outside a fragmented message. Everything else, and every violation, takes the general path
+        // below, which applies every rule.
         if (source.Length >= 2 && _flags == 0)
         {
             ref byte p = ref MemoryMarshal.GetReference(source);
             uint first = p;
             // The mask bit must be the role's: XOR clears it, so a mismatch leaves a value over any limit.
             uint length = (uint)(Unsafe.Add(ref p, 1) ^ _expectedMaskBit);
-            if (first - 0x81 <= 9 && ((FastFirstBytes >> (int)(first - 0x81)) & 1) != 0 && length <= (uint)_smallFrameLimit)
+            if (first - 0x81 <= 9 && ((FastFirstBytes >> (int)(first - 0x81)) & 1) != 0)
             {
-                int headerLength = _requireMask ? 6 : 2;
-                if (headerLength + (int)length <= source.Length)
+                if (length <= (uint)_smallFrameLimit)
                 {
-                    return ReadSmallFrame(source, (int)first, (int)length, headerLength, out header, out payload, out bytesNeeded);
+                    int headerLength = _requireMask ? 6 : 2;
+                    if (headerLength + (int)length <= source.Length)
+                    {
+                        return ReadSmallFrame(source, (int)first, (int)length, 2, headerLength, out header, out payload, out bytesNeeded);
+                    }
+                }
+                else if (length == 126 && first <= 0x82 && source.Length >= 4)
+                {
+                    // A whole final Text or Binary frame with a 16-bit length: minimal (over 125) and within the limits.
+                    uint extended = BinaryPrimitives.ReadUInt16BigEndian(source.Slice(2));
+                    int headerLength = _requireMask ? 8 : 4;
+                    if (extended > 125 && extended <= _maxFrame && headerLength + (int)extended <= source.Length)
+                    {
+                        return ReadSmallFrame(source, (int)first, (int)extended, 4, headerLength, out header, out payload, out bytesNeeded);
+                    }
                 }
             }
         }
@@ -252,19 +266,20 @@ public sealed class FrameDecoder
 
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
     private OperationStatus ReadSmallFrame(
-        Span<byte> source, int first, int length, int headerLength, out FrameHeader header, out Span<byte> payload,
-        out long bytesNeeded)
+        Span<byte> source, int first, int length, int keyOffset, int headerLength, out FrameHeader header,
+        out Span<byte> payload, out long bytesNeeded)
     {
         bytesNeeded = 0;
         payload = source.Slice(headerLength, length);
         int maskKey = 0;
-        if (headerLength == 6)
+        bool masked = headerLength != keyOffset;
+        if (masked)
         {
-            maskKey = BinaryPrimitives.ReadInt32LittleEndian(source.Slice(2));
+            maskKey = BinaryPrimitives.ReadInt32LittleEndian(source.Slice(keyOffset));
             WebSocketMask.Apply(payload, maskKey);
         }
 
-        header = new FrameHeader((byte)first, headerLength == 6, maskKey, length, headerLength);
+        header = new FrameHeader((byte)first, masked, maskKey, length, headerLength);
         if (first == 0x81 && _validateUtf8 && !Utf8.IsValid(payload))
         {
             return Fail(ProtocolViolation.InvalidTextUtf8);

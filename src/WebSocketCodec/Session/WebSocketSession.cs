@@ -9,7 +9,7 @@ namespace WebSocketCodec;
 /// The protocol state of one websocket with no I/O: fed received bytes and the time, it decodes frames, answers Pings,
 /// runs the close handshake, applies keep-alive, idle and close timeouts, and queues the control frames its driver
 /// must write (<see cref="PendingOutput"/>). Data frames (and, for information, control frames) go to the driver's
-/// handler. A frame that does not arrive whole in one <see cref="Receive{THandler}"/> call is gathered into a pooled
+/// handler. A frame that does not arrive whole in one <see cref="Receive{THandler}(Span{byte}, ref THandler, out int)"/> call is gathered into a pooled
 /// buffer chunk by chunk, so nothing is unmasked twice and nothing is copied more than once. Not thread-safe: the
 /// driver's read loop owns it, and writes its pending output under the same lock as its other sends.
 /// </summary>
@@ -116,6 +116,19 @@ public sealed class WebSocketSession : IDisposable
     /// <see cref="State"/>); InvalidData on a violation (a Close with its status is queued unless one was sent
     /// before).</returns>
     public OperationStatus Receive<THandler>(Span<byte> input, ref THandler handler, out int consumed)
+        where THandler : struct, IFrameHandler =>
+        Receive(input, input.IsEmpty ? 0 : _time.GetTimestamp(), ref handler, out consumed);
+
+    /// <summary>
+    /// <see cref="Receive{THandler}(Span{byte}, ref THandler, out int)"/> with the time the bytes arrived given by the
+    /// caller: a driver that hands one read over in several pieces (one per buffer segment) reads the clock once.
+    /// </summary>
+    /// <param name="input">Received bytes, from where the last call stopped consuming.</param>
+    /// <param name="receivedAt">When they arrived, from <see cref="WebSocketSessionOptions.TimeProvider"/>'s
+    /// <c>GetTimestamp()</c> (the idle and keep-alive timers count from it).</param>
+    /// <param name="handler">Receives frames; a struct, so calls are devirtualized.</param>
+    /// <param name="consumed">Bytes used.</param>
+    public OperationStatus Receive<THandler>(Span<byte> input, long receivedAt, ref THandler handler, out int consumed)
         where THandler : struct, IFrameHandler
     {
         consumed = 0;
@@ -126,7 +139,7 @@ public sealed class WebSocketSession : IDisposable
 
         if (!input.IsEmpty)
         {
-            _lastReceived = _time.GetTimestamp();
+            _lastReceived = receivedAt;
         }
 
         int offset = 0;
