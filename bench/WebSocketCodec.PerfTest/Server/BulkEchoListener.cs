@@ -1,4 +1,5 @@
 using System.Buffers;
+using System.Runtime.CompilerServices;
 using WebSocketCodec.Pipelines;
 
 namespace WebSocketCodec.PerfTest;
@@ -29,6 +30,7 @@ internal sealed class BulkEchoListener(WebSocketFrameSender sender) : IWebSocket
         _frames.Add((opcode, fin, payload.Length));
     }
 
+    [AsyncMethodBuilder(typeof(PoolingAsyncValueTaskMethodBuilder))]
     public async ValueTask OnReadCompleteAsync(CancellationToken cancellationToken)
     {
         if (_frames.Count > 0 && sender.CanSend)

@@ -238,7 +238,9 @@ public sealed partial class WebSocketChannel : IDisposable
 
     internal void ExitWrite() => _writeLock.Release();
 
-    /// <summary>Flushes the output; the caller holds the write lock.</summary>
+    /// <summary>Flushes the output; the caller holds the write lock. Pooled: a flush that waits for the transport
+    /// (backpressure) reuses a state machine instead of allocating one.</summary>
+    [AsyncMethodBuilder(typeof(PoolingAsyncValueTaskMethodBuilder))]
     internal async ValueTask FlushLockedAsync(CancellationToken cancellationToken)
     {
         _output.Commit();

@@ -50,7 +50,10 @@ public sealed class WebSocketFrameSender
     public void Send(WebSocketOpcode opcode, ReadOnlySpan<byte> payload, bool fin = true)
     {
         CheckSync(opcode, fin);
-        _encoder.Write(_writer, opcode, payload, fin);
+        // Straight into the coalescing writer (a sealed class, so no interface call per frame): the longest header
+        // (14 bytes) plus the payload fits whatever the header's form.
+        CoalescingWriter writer = _writer;
+        writer.Advance(_encoder.Write(writer.GetSpan(payload.Length + 14), opcode, payload, fin));
     }
 
     /// <summary>Tier 2 (prefix encoder): writes the header into the room in front of a payload you already hold in
@@ -76,6 +79,7 @@ public sealed class WebSocketFrameSender
     }
 
     /// <summary>From any thread: sends one frame and flushes.</summary>
+    [AsyncMethodBuilder(typeof(PoolingAsyncValueTaskMethodBuilder))]
     public async ValueTask SendAsync(
         WebSocketOpcode opcode, ReadOnlyMemory<byte> payload, bool fin = true, CancellationToken cancellationToken = default)
     {
@@ -100,6 +104,7 @@ public sealed class WebSocketFrameSender
     }
 
     /// <summary>From any thread: packs frames with <paramref name="write"/> into one buffer, one write, one flush.</summary>
+    [AsyncMethodBuilder(typeof(PoolingAsyncValueTaskMethodBuilder))]
     public async ValueTask SendBulkAsync<TState>(
         BulkWriteAction<TState> write, TState state, int sizeHint = 16 * 1024, CancellationToken cancellationToken = default)
     {

@@ -1,5 +1,6 @@
 using System.Buffers;
 using System.Net.WebSockets;
+using System.Runtime.CompilerServices;
 using System.Threading.Channels;
 
 namespace WebSocketCodec.Pipelines;
@@ -87,6 +88,7 @@ internal sealed class MessageQueueListener : IWebSocketFrameListener, IDisposabl
         _room?.TrySetResult();
     }
 
+    [AsyncMethodBuilder(typeof(PoolingAsyncValueTaskMethodBuilder<>))]
     public async ValueTask<WebSocketMessage?> ReceiveAsync(CancellationToken cancellationToken)
     {
         while (await _queue.Reader.WaitToReadAsync(cancellationToken).ConfigureAwait(false))

@@ -1,5 +1,6 @@
 using System.Buffers;
 using System.Net.WebSockets;
+using System.Runtime.CompilerServices;
 using System.Text;
 
 namespace WebSocketCodec.Pipelines;
@@ -56,6 +57,7 @@ public sealed class MessageWebSocket : IAsyncDisposable
         _channel.Sender.SendAsync(ToOpcode(type), payload, fin: true, cancellationToken);
 
     /// <summary>Sends a text message.</summary>
+    [AsyncMethodBuilder(typeof(PoolingAsyncValueTaskMethodBuilder))]
     public async ValueTask SendTextAsync(string text, CancellationToken cancellationToken = default)
     {
         ArgumentNullException.ThrowIfNull(text);
