@@ -4,8 +4,13 @@ namespace WebSocketCodec.Pipelines;
 
 /// <summary>An <see cref="IDuplexPipe"/> over a <see cref="Stream"/> (a socket's, an SslStream, an upgraded
 /// request's): the reader and the writer both close the stream when completed.</summary>
+/// <remarks>The writer fills 32 KiB buffers and a flush writes each buffer to the stream with one call: with the
+/// 4 KiB default a read's worth of small echoed frames became eight stream writes (and, behind Kestrel's upgrade
+/// stream, eight flushes). The buffers are pooled and held only while a write is under way.</remarks>
 public sealed class StreamDuplexPipe : IDuplexPipe
 {
+    private const int WriteBufferSize = 32 * 1024;
+
     /// <summary>Wraps <paramref name="stream"/>.</summary>
     /// <param name="stream">The byte stream.</param>
     /// <param name="leaveOpen">Whether completing the pipe leaves the stream open.</param>
@@ -14,7 +19,7 @@ public sealed class StreamDuplexPipe : IDuplexPipe
     {
         ArgumentNullException.ThrowIfNull(stream);
         Input = PipeReader.Create(stream, new StreamPipeReaderOptions(bufferSize: bufferSize, minimumReadSize: 2048, leaveOpen: leaveOpen));
-        Output = PipeWriter.Create(stream, new StreamPipeWriterOptions(minimumBufferSize: 4096, leaveOpen: leaveOpen));
+        Output = PipeWriter.Create(stream, new StreamPipeWriterOptions(minimumBufferSize: WriteBufferSize, leaveOpen: leaveOpen));
     }
 
     /// <inheritdoc />
