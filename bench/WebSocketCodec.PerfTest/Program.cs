@@ -3,7 +3,7 @@ using System.Text.Json;
 using WebSocketCodec.PerfTest;
 
 // Client (the default command): runs the variants side by side and prints one line per variant.
-var variants = new Option<string>("--variants") { DefaultValueFactory = _ => "ours,aspnetcore,raw", Description = "Comma-separated: " + string.Join(", ", Variants.All) + ", or all." };
+var variants = new Option<string>("--variants") { DefaultValueFactory = _ => "ours,aspnetcore,raw", Description = "Comma-separated: " + string.Join(", ", Variants.All) + ", or all; SpanNetty (optional build): " + string.Join(", ", Variants.OnSpanNetty) + ", or spannetty." };
 var payload = new Option<string>("--payload") { DefaultValueFactory = _ => "64", Description = "Payload bytes, one or a comma-separated list (8 to 65535; the first 8 carry the send time)." };
 var seconds = new Option<int>("--seconds") { DefaultValueFactory = _ => 10, Description = "Measured seconds per variant." };
 var warmup = new Option<int>("--warmup") { DefaultValueFactory = _ => 3, Description = "Warm-up seconds per variant." };
@@ -14,11 +14,13 @@ var tls = new Option<bool>("--tls") { Description = "TLS (self-signed certificat
 var h2 = new Option<bool>("--h2") { Description = "Websockets over HTTP/2 (extended CONNECT; every connection a stream of one HTTP/2 connection): " + string.Join(", ", Variants.OverHttp2) + " (raw-upgrade is then raw-h2)." };
 var smoke = new Option<bool>("--smoke") { Description = "About a second per variant: checks that every variant runs; the numbers mean nothing." };
 var client = new Option<string>("--client") { DefaultValueFactory = _ => LoadClients.Pipelined, Description = "The load: pipelined (our frame pump, every variant) or clientwebsocket (.NET's ClientWebSocket, one SendAsync per message; websocket servers only)." };
+var spanNettyTransport = new Option<string>("--transport") { DefaultValueFactory = _ => "socket", Description = "SpanNetty's transport for the SpanNetty variants: socket or libuv." };
+spanNettyTransport.AcceptOnlyFromAmong("socket", "libuv");
 var repeat = new Option<int>("--repeat") { DefaultValueFactory = _ => 1, Description = "Runs of each variant, interleaved (variant A, B, A, B...); the median run by msgs/s is reported. Runs of one process pair vary by up to ±15% here, so repeat for tables." };
 var json = new Option<FileInfo?>("--json") { Description = "Also write the results as JSON." };
 var root = new RootCommand("WebSocketCodec perf test: a pipelined echo load from this process (one core) against each variant's server in its own process (another core).")
 {
-    variants, payload, seconds, warmup, window, connections, tls, h2, client, smoke, repeat, json, markdown,
+    variants, payload, seconds, warmup, window, connections, tls, h2, client, smoke, repeat, json, markdown, spanNettyTransport,
 };
 root.SetAction(async (parseResult, cancellation) =>
 {
@@ -28,6 +30,12 @@ root.SetAction(async (parseResult, cancellation) =>
     if (chosen is ["all"])
     {
         chosen = [.. available];
+    }
+
+    chosen = [.. chosen.SelectMany(v => v == "spannetty" ? Variants.OnSpanNetty : [v])];
+    if (!http2)
+    {
+        available = [.. available, .. Variants.OnSpanNetty];
     }
 
     string load = parseResult.GetValue(client)!;
@@ -40,10 +48,10 @@ root.SetAction(async (parseResult, cancellation) =>
     if (load == LoadClients.ClientWebSocket)
     {
         // A byte echo returns the client's masked frames, which a websocket client must refuse.
-        available = available.Where(v => v is not (Variants.Raw or Variants.RawUpgrade)).ToArray();
+        available = available.Where(v => v is not (Variants.Raw or Variants.RawUpgrade or Variants.SpanNettyRaw)).ToArray();
         if (parseResult.GetValue(variants) == "all")
         {
-            chosen = [.. available];
+            chosen = [.. available.Where(v => !Variants.OnSpanNetty.Contains(v))];
         }
     }
 
@@ -72,6 +80,7 @@ root.SetAction(async (parseResult, cancellation) =>
         Duration = TimeSpan.FromSeconds(isSmoke ? 0.7 : parseResult.GetValue(seconds)),
         Pin = !isSmoke,
         Client = load,
+        SpanNettyTransport = parseResult.GetValue(spanNettyTransport)!,
     };
     Console.WriteLine($"# {ClientPinning.MachineCores} cores, {System.Runtime.InteropServices.RuntimeInformation.OSDescription}, .NET {Environment.Version}");
     var results = new List<PerfResult>();

@@ -7,10 +7,11 @@ namespace WebSocketCodec.AspNetCore.Tests;
 /// bits, opcodes, fragmentation, UTF-8 (whole, split at every byte, failing fast), close codes and reasons, limits.
 /// Each failure must bring a Close with the exact status before the TCP close.
 /// </summary>
-public abstract class ConformanceTests(EchoServersFixture servers)
+/// <remarks>Server-agnostic: a subclass says how to open a websocket on the server under test (also linked into the
+/// SpanNetty tests, against the SpanNetty echo server).</remarks>
+public abstract class ConformanceTests
 {
-    protected EchoServersFixture Servers => servers;
-
+    /// <summary>Opens a websocket to the echo of the server under test, in cleartext or over TLS.</summary>
     protected abstract Task<RawWebSocket> OpenAsync(bool tls);
 
     private async Task ExpectCloseAsync(bool tls, int status, params byte[][] frames)
@@ -254,14 +255,14 @@ public abstract class ConformanceTests(EchoServersFixture servers)
 }
 
 /// <summary>The conformance cases over HTTP/1.1 upgrades.</summary>
-public sealed class Http1ConformanceTests(EchoServersFixture servers) : ConformanceTests(servers), IClassFixture<EchoServersFixture>
+public sealed class Http1ConformanceTests(EchoServersFixture servers) : ConformanceTests, IClassFixture<EchoServersFixture>
 {
-    protected override Task<RawWebSocket> OpenAsync(bool tls) => RawWebSocket.OpenAsync(Servers.Get(tls));
+    protected override Task<RawWebSocket> OpenAsync(bool tls) => RawWebSocket.OpenAsync(servers.Get(tls));
 }
 
 /// <summary>The conformance cases over HTTP/2 streams (extended CONNECT, h2c prior knowledge or TLS with ALPN h2) on the
 /// port that also serves HTTP/1.1: the server's Close comes before END_STREAM.</summary>
-public sealed class Http2ConformanceTests(EchoServersFixture servers) : ConformanceTests(servers), IClassFixture<EchoServersFixture>
+public sealed class Http2ConformanceTests(EchoServersFixture servers) : ConformanceTests, IClassFixture<EchoServersFixture>
 {
-    protected override Task<RawWebSocket> OpenAsync(bool tls) => RawWebSocket.OpenHttp2Async(Servers.Get(tls));
+    protected override Task<RawWebSocket> OpenAsync(bool tls) => RawWebSocket.OpenHttp2Async(servers.Get(tls));
 }

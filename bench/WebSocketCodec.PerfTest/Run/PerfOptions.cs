@@ -27,6 +27,9 @@ public sealed record PerfOptions
     /// only).</summary>
     public string Client { get; init; } = LoadClients.Pipelined;
 
+    /// <summary>SpanNetty's transport for the SpanNetty variants: socket or libuv.</summary>
+    public string SpanNettyTransport { get; init; } = "socket";
+
     /// <summary>Pin the server to core 0 and this process to core 1 (off for smoke runs inside a test host).</summary>
     public bool Pin { get; init; } = true;
 }

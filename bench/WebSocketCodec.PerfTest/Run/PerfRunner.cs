@@ -20,7 +20,7 @@ public static class PerfRunner
     public static async Task<PerfResult> RunVariantAsync(string variant, PerfOptions options, CancellationToken cancellationToken = default)
     {
         ArgumentNullException.ThrowIfNull(options);
-        await using ServerProcess server = await ServerProcess.StartAsync(variant, options.Tls, options.Http2, core: options.Pin ? 0 : -1);
+        await using ServerProcess server = await ServerProcess.StartAsync(variant, options.Tls, options.Http2, core: options.Pin ? 0 : -1, options.SpanNettyTransport);
         Trace("started");
         if (options.Pin && !ClientPinning.IsPinnedAtStart)
         {

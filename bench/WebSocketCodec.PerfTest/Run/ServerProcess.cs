@@ -19,9 +19,13 @@ internal sealed class ServerProcess : IAsyncDisposable
     /// <summary>Where Linux keeps taskset (util-linux).</summary>
     public const string Taskset = "/usr/bin/taskset";
 
-    public static async Task<ServerProcess> StartAsync(string variant, bool tls, bool http2, int core)
+    public static async Task<ServerProcess> StartAsync(string variant, bool tls, bool http2, int core, string spanNettyTransport = "socket")
     {
         string self = typeof(ServerProcess).Assembly.Location;
+        bool spanNetty = Variants.OnSpanNetty.Contains(variant);
+        string[] server = spanNetty
+            ? [SpanNettyServer(self), "--perf", "--port", "0", "--path", "/", "--threads", "1", "--codec", Variants.SpanNettyCodec(variant), "--transport", spanNettyTransport]
+            : [self, "serve", "--variant", variant];
 
         // Pinned from the start with taskset where it exists, so the runtime sizes itself for one core (thread pool,
         // Kestrel's I/O queues) instead of spinning threads that compete for it; else pinned after start.
@@ -40,7 +44,7 @@ internal sealed class ServerProcess : IAsyncDisposable
             start.ArgumentList.Add("dotnet");
         }
 
-        foreach (string argument in new[] { self, "serve", "--variant", variant })
+        foreach (string argument in server)
         {
             start.ArgumentList.Add(argument);
         }
@@ -50,7 +54,7 @@ internal sealed class ServerProcess : IAsyncDisposable
             start.ArgumentList.Add("--tls");
         }
 
-        if (http2)
+        if (http2 && !spanNetty)
         {
             start.ArgumentList.Add("--h2");
         }
@@ -71,6 +75,19 @@ internal sealed class ServerProcess : IAsyncDisposable
         return new ServerProcess(process, int.Parse(line.AsSpan(5), CultureInfo.InvariantCulture));
     }
 
+    /// <summary>The SpanNetty echo server's assembly, where the optional SpanNetty build put it (same configuration as
+    /// this tool), else beside this tool.</summary>
+    private static string SpanNettyServer(string self)
+    {
+        string binary = Path.GetDirectoryName(self)!; // .../bench/WebSocketCodec.PerfTest/bin/<configuration>/net10.0
+        string configuration = Path.GetFileName(Path.GetDirectoryName(binary)!);
+        string repository = Path.GetFullPath(Path.Combine(binary, "..", "..", "..", "..", ".."));
+        string server = Path.Combine(repository, "samples", "SpanNettyEchoServer", "bin", configuration, "net10.0", "SpanNettyEchoServer.dll");
+        string beside = Path.Combine(binary, "SpanNettyEchoServer.dll");
+        return File.Exists(server) ? server : File.Exists(beside) ? beside : throw new InvalidOperationException(
+            $"The SpanNetty variants need {server}: build it with 'dotnet build src/WebSocketCodec.SpanNetty.sln -c {configuration} -p:WithSpanNetty=true' (see README, SpanNetty).");
+    }
+
     /// <summary>Pins a process to one core when the machine has more than one (so results read per core).</summary>
     public static void PinToCore(Process process, int core)
     {
@@ -86,7 +103,13 @@ internal sealed class ServerProcess : IAsyncDisposable
     {
         await _process.StandardInput.WriteLineAsync("gc");
         await _process.StandardInput.FlushAsync();
-        string line = await _process.StandardOutput.ReadLineAsync().WaitAsync(TimeSpan.FromSeconds(20)) ?? throw new InvalidOperationException("The server exited.");
+        string? line = await _process.StandardOutput.ReadLineAsync().WaitAsync(TimeSpan.FromSeconds(20));
+        if (line is null)
+        {
+            string errors = await _process.StandardError.ReadToEndAsync().WaitAsync(TimeSpan.FromSeconds(5));
+            throw new InvalidOperationException($"The server exited ({(_process.HasExited ? _process.ExitCode.ToString(CultureInfo.InvariantCulture) : "running")}): {errors}");
+        }
+
         string[] parts = line.Split(' ');
         return (int.Parse(parts[1], CultureInfo.InvariantCulture), int.Parse(parts[2], CultureInfo.InvariantCulture),
             int.Parse(parts[3], CultureInfo.InvariantCulture), long.Parse(parts[4], CultureInfo.InvariantCulture),

@@ -33,4 +33,35 @@ public static class Variants
 
     public static IReadOnlyList<string> All { get; } =
         [Ours, OursBulk, OursMessages, OursEndpoint, OursEndpointMessages, AspNetCore, Raw, RawUpgrade];
+
+    /// <summary>Ours as SpanNetty channel handlers (callbacks echo of every frame).</summary>
+    public const string OursSpanNetty = "ours-spannetty";
+
+    /// <summary>Ours as SpanNetty channel handlers, message API.</summary>
+    public const string OursSpanNettyMessages = "ours-spannetty-messages";
+
+    /// <summary>SpanNetty's own websocket codec, echoes written per frame and flushed once per read (the fast way).</summary>
+    public const string SpanNettyBuiltin = "spannetty-builtin";
+
+    /// <summary>SpanNetty's own codec flushed per frame, as its examples do.</summary>
+    public const string SpanNettyBuiltinFlush = "spannetty-builtin-flush";
+
+    /// <summary>A SpanNetty byte echo of the same frames: SpanNetty's transport limit.</summary>
+    public const string SpanNettyRaw = "spannetty-raw";
+
+    /// <summary>The variants served by <c>samples/SpanNettyEchoServer</c> (built with <c>-p:WithSpanNetty=true</c>);
+    /// <c>--variants spannetty</c> names them all. Not part of <c>all</c>.</summary>
+    public static IReadOnlyList<string> OnSpanNetty { get; } =
+        [OursSpanNetty, OursSpanNettyMessages, SpanNettyBuiltin, SpanNettyBuiltinFlush, SpanNettyRaw];
+
+    /// <summary>The SpanNetty echo server's <c>--codec</c> for a SpanNetty variant.</summary>
+    public static string SpanNettyCodec(string variant) => variant switch
+    {
+        OursSpanNetty => "ours-frames",
+        OursSpanNettyMessages => "ours",
+        SpanNettyBuiltin => "builtin",
+        SpanNettyBuiltinFlush => "builtin-flush",
+        SpanNettyRaw => "raw",
+        _ => throw new ArgumentException($"'{variant}' is not a SpanNetty variant.", nameof(variant)),
+    };
 }

@@ -16,7 +16,7 @@ public sealed class WebSocketFrameSender
     private readonly WebSocketChannel _channel;
     private readonly CoalescingWriter _writer;
     private readonly FrameEncoder _encoder;
-    private bool _messageOpen;
+    private OutboundFragmentOrder _order;
 
     internal WebSocketFrameSender(WebSocketChannel channel, CoalescingWriter writer, FrameEncoder encoder)
     {
@@ -93,7 +93,7 @@ public sealed class WebSocketFrameSender
         try
         {
             _channel.CheckCanSend();
-            CheckOrder(opcode, fin);
+            _order.Next(opcode, fin);
             _encoder.Write(_writer, opcode, payload.Span, fin);
             await _channel.FlushLockedAsync(cancellationToken).ConfigureAwait(false);
         }
@@ -144,33 +144,6 @@ public sealed class WebSocketFrameSender
     {
         _channel.CheckOnReadLoop();
         _channel.CheckCanSend();
-        CheckOrder(opcode, fin);
+        _order.Next(opcode, fin);
     }
-
-    /// <summary>Keeps outbound fragments in order: a Continuation only inside a message, a new message only outside.</summary>
-    [MethodImpl(MethodImplOptions.AggressiveInlining)]
-    private void CheckOrder(WebSocketOpcode opcode, bool fin)
-    {
-        if (opcode is WebSocketOpcode.Text or WebSocketOpcode.Binary)
-        {
-            if (_messageOpen)
-            {
-                ThrowOrder("A new message cannot start before the previous one's final fragment.");
-            }
-
-            _messageOpen = !fin;
-        }
-        else if (opcode == WebSocketOpcode.Continuation)
-        {
-            if (!_messageOpen)
-            {
-                ThrowOrder("A Continuation frame needs an unfinished message.");
-            }
-
-            _messageOpen = !fin;
-        }
-    }
-
-    [MethodImpl(MethodImplOptions.NoInlining)]
-    private static void ThrowOrder(string message) => throw new InvalidOperationException(message);
 }

@@ -30,19 +30,9 @@ public sealed class WebSocketMessageListener : IWebSocketFrameListener, IDisposa
     /// <inheritdoc />
     public void OnFrame(WebSocketOpcode opcode, bool fin, int rsv, Span<byte> payload)
     {
-        if (fin && opcode != WebSocketOpcode.Continuation)
+        if (_assembler.TryComplete(opcode, fin, payload, out bool isText, out ReadOnlySpan<byte> message))
         {
-            _handler(_sender, opcode == WebSocketOpcode.Text ? WebSocketMessageType.Text : WebSocketMessageType.Binary, payload);
-            return;
-        }
-
-        _assembler.Append(opcode, payload);
-        if (fin)
-        {
-            var type = _assembler.IsText ? WebSocketMessageType.Text : WebSocketMessageType.Binary;
-            ReadOnlySpan<byte> message = _assembler.Peek();
-            _assembler.Reset();
-            _handler(_sender, type, message);
+            _handler(_sender, isText ? WebSocketMessageType.Text : WebSocketMessageType.Binary, message);
         }
     }
 

@@ -48,6 +48,38 @@ public sealed class MessageAssembler : IDisposable
         _length += payload.Length;
     }
 
+    /// <summary>
+    /// Takes a data frame and says whether a whole message is ready: an unfragmented message is its frame's own payload
+    /// (no copy); a fragmented one is joined here and handed over on its final fragment (valid until the next call).
+    /// </summary>
+    /// <param name="opcode">Text, Binary or Continuation.</param>
+    /// <param name="fin">Whether the frame is its message's final fragment.</param>
+    /// <param name="payload">The frame's payload.</param>
+    /// <param name="isText">On true, whether the message is text.</param>
+    /// <param name="message">On true, the whole message.</param>
+    public bool TryComplete(WebSocketOpcode opcode, bool fin, ReadOnlySpan<byte> payload, out bool isText, out ReadOnlySpan<byte> message)
+    {
+        if (fin && opcode != WebSocketOpcode.Continuation)
+        {
+            isText = opcode == WebSocketOpcode.Text;
+            message = payload;
+            return true;
+        }
+
+        Append(opcode, payload);
+        if (!fin)
+        {
+            isText = false;
+            message = default;
+            return false;
+        }
+
+        isText = IsText;
+        message = Peek();
+        Reset();
+        return true;
+    }
+
     /// <summary>Takes the finished message: the caller owns <paramref name="buffer"/> (rented from the pool) and must
     /// return it.</summary>
     public void Detach(out byte[] buffer, out int length)

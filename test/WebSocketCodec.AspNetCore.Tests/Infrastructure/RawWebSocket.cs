@@ -44,11 +44,16 @@ public sealed class RawWebSocket : IAsyncDisposable
     public static RawWebSocket Over(Stream stream) => new(null, stream);
 
     /// <summary>Connects and completes the opening handshake (asserting 101).</summary>
-    public static async Task<RawWebSocket> OpenAsync(EchoServerHost server)
+    public static Task<RawWebSocket> OpenAsync(EchoServerHost server) => OpenAsync(server.Url, server.EndPoint);
+
+    /// <summary>Connects to any websocket server (<c>wss://</c> with TLS, any certificate) and completes the opening
+    /// handshake at the URL's path (asserting 101).</summary>
+    public static async Task<RawWebSocket> OpenAsync(Uri url, System.Net.IPEndPoint? endPoint = null)
     {
-        Socket socket = await RawHttp.ConnectAsync(server.EndPoint);
+        endPoint ??= new System.Net.IPEndPoint(System.Net.IPAddress.Parse(url.Host.Trim('[', ']')), url.Port);
+        Socket socket = await RawHttp.ConnectAsync(endPoint);
         Stream stream = new NetworkStream(socket, ownsSocket: false);
-        if (server.BaseUrl.Scheme == "https")
+        if (url.Scheme == "wss")
         {
             var tls = new SslStream(stream, false);
             await tls.AuthenticateAsClientAsync(new SslClientAuthenticationOptions { TargetHost = "localhost", RemoteCertificateValidationCallback = (_, _, _, _) => true }, RawHttp.Timeout());
@@ -56,7 +61,7 @@ public sealed class RawWebSocket : IAsyncDisposable
         }
 
         var raw = new RawWebSocket(socket, stream);
-        await raw.SendAsync(Encoding.ASCII.GetBytes(RawHttp.Upgrade(EchoServerHost.EchoPath)));
+        await raw.SendAsync(Encoding.ASCII.GetBytes(RawHttp.Upgrade(url.PathAndQuery)));
         string head = await raw.ReadHeadAsync();
         Assert.StartsWith("HTTP/1.1 101 ", head);
         return raw;

@@ -1,0 +1,62 @@
+using BenchmarkDotNet.Running;
+using WebSocketCodec.Benchmarks;
+
+namespace WebSocketCodec.SpanNetty.Benchmarks;
+
+/// <summary>Runs the SpanNetty benchmarks as the command line asks, or validates them (each once, in process).</summary>
+public static class SpanNettyBenchmarkEntry
+{
+    /// <summary>The benchmark classes.</summary>
+    public static readonly Type[] Benchmarks = [typeof(SpanNettyDecodeBenchmarks), typeof(SpanNettyEncodeBenchmarks)];
+
+    public static int Run(string[] args, Type[] benchmarks)
+    {
+        if (args.Contains("--validate"))
+        {
+            return Validate(Console.Out);
+        }
+
+        string root = FindRepositoryRoot();
+        var summaries = BenchmarkSwitcher.FromTypes(benchmarks).Run(args, BenchmarkConfigs.Full(root)).ToArray();
+        string source = Path.Combine(BenchmarkConfigs.ArtifactsPath(root), "results");
+        string target = Path.Combine(root, "bench", "results");
+        foreach (string file in Directory.Exists(source) ? Directory.EnumerateFiles(source, "*SpanNetty*") : [])
+        {
+            if (file.EndsWith("-report-github.md", StringComparison.Ordinal) || file.EndsWith("-report.csv", StringComparison.Ordinal))
+            {
+                string name = Path.GetFileName(file).Replace("WebSocketCodec.SpanNetty.Benchmarks.", "", StringComparison.Ordinal);
+                File.Copy(file, Path.Combine(target, name), overwrite: true);
+                Console.WriteLine($"report: bench/results/{name}");
+            }
+        }
+
+        return summaries.Any(s => s.HasCriticalValidationErrors || s.Reports.Any(r => !r.Success)) ? 1 : 0;
+    }
+
+    /// <summary>Every benchmark once in process: 0 when all ran and their set-up checks passed.</summary>
+    public static int Validate(TextWriter output)
+    {
+        int failures = 0;
+        foreach (var summary in BenchmarkRunner.Run(Benchmarks, BenchmarkConfigs.Validate()))
+        {
+            failures += summary.ValidationErrors.Count(e => e.IsCritical) + summary.Reports.Count(r => !r.Success);
+            output.WriteLine($"{summary.Title}: {summary.Reports.Length} benchmarks ran");
+        }
+
+        output.WriteLine(failures == 0 ? "benchmark validation passed" : $"benchmark validation: {failures} failures");
+        return failures == 0 ? 0 : 1;
+    }
+
+    private static string FindRepositoryRoot()
+    {
+        for (var directory = new DirectoryInfo(AppContext.BaseDirectory); directory is not null; directory = directory.Parent)
+        {
+            if (File.Exists(Path.Combine(directory.FullName, "WebSocketCodec.sln")))
+            {
+                return directory.FullName;
+            }
+        }
+
+        return Directory.GetCurrentDirectory();
+    }
+}

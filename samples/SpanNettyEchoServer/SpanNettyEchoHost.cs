@@ -1,0 +1,123 @@
+using System.Net;
+using System.Security.Cryptography.X509Certificates;
+using DotNetty.Codecs.Http;
+using DotNetty.Codecs.Http.WebSockets;
+using DotNetty.Transport.Bootstrapping;
+using DotNetty.Transport.Channels;
+using DotNetty.Transport.Channels.Sockets;
+using DotNetty.Transport.Libuv;
+using WebSocketCodec.Pipelines;
+using WebSocketCodec.Samples.EchoServer;
+using WebSocketCodec.SpanNetty;
+
+namespace WebSocketCodec.Samples.SpanNettyEchoServer;
+
+/// <summary>The SpanNetty echo server: a bound channel and its event loops; <see cref="DisposeAsync"/> stops it.</summary>
+public sealed class SpanNettyEchoHost : IAsyncDisposable
+{
+    private readonly IEventLoopGroup _boss;
+    private readonly IEventLoopGroup _workers;
+    private readonly IChannel _channel;
+
+    private SpanNettyEchoHost(IEventLoopGroup boss, IEventLoopGroup workers, IChannel channel, Uri url)
+    {
+        _boss = boss;
+        _workers = workers;
+        _channel = channel;
+        Url = url;
+    }
+
+    /// <summary>Where the echo is served, e.g. <c>ws://127.0.0.1:8080/echo</c>.</summary>
+    public Uri Url { get; }
+
+    /// <summary>Binds and starts serving.</summary>
+    /// <exception cref="ArgumentException">An option is not valid.</exception>
+    public static async Task<SpanNettyEchoHost> StartAsync(SpanNettyEchoOptions options)
+    {
+        ArgumentNullException.ThrowIfNull(options);
+        if (!SpanNettyEchoOptions.Codecs.Contains(options.Codec) || !SpanNettyEchoOptions.Transports.Contains(options.Transport))
+        {
+            throw new ArgumentException($"--codec is one of {string.Join(", ", SpanNettyEchoOptions.Codecs)}; --transport one of {string.Join(", ", SpanNettyEchoOptions.Transports)}.");
+        }
+
+        IPAddress address = options.Host == "localhost" ? IPAddress.Loopback
+            : IPAddress.TryParse(options.Host, out IPAddress? parsed) ? parsed
+            : throw new ArgumentException($"'{options.Host}' is not an IP address or localhost.");
+        X509Certificate2? certificate = options.Tls ? SelfSignedCertificate.Create() : null;
+        int threads = options.Threads > 0 ? options.Threads : Environment.ProcessorCount;
+        IEventLoopGroup boss, workers;
+        var bootstrap = new ServerBootstrap();
+        if (options.Transport == "libuv")
+        {
+            SystemLibuv.Use();
+            var dispatcher = new DispatcherEventLoopGroup();
+            boss = dispatcher;
+            workers = new WorkerEventLoopGroup(dispatcher, threads);
+            bootstrap.Group(boss, workers).Channel<TcpServerChannel>();
+        }
+        else
+        {
+            boss = new MultithreadEventLoopGroup(1);
+            workers = new MultithreadEventLoopGroup(threads);
+            bootstrap.Group(boss, workers).Channel<TcpServerSocketChannel>();
+        }
+
+        bootstrap
+            .Option(ChannelOption.SoBacklog, 1024)
+            .ChildOption(ChannelOption.TcpNodelay, true)
+            .ChildHandler(new ActionChannelInitializer<IChannel>(channel => Configure(channel.Pipeline, options, certificate)));
+        try
+        {
+            IChannel bound = await bootstrap.BindAsync(new IPEndPoint(address, options.Port));
+            int port = ((IPEndPoint)bound.LocalAddress).Port;
+            string host = address.AddressFamily == System.Net.Sockets.AddressFamily.InterNetworkV6 ? $"[{address}]" : address.ToString();
+            return new SpanNettyEchoHost(boss, workers, bound, new Uri($"{(options.Tls ? "wss" : "ws")}://{host}:{port}{options.Path}"));
+        }
+        catch
+        {
+            await Task.WhenAll(boss.ShutdownGracefullyAsync(TimeSpan.Zero, TimeSpan.FromSeconds(1)), workers.ShutdownGracefullyAsync(TimeSpan.Zero, TimeSpan.FromSeconds(1)));
+            throw;
+        }
+    }
+
+    /// <summary>The per-connection pipeline of each codec.</summary>
+    public static void Configure(IChannelPipeline pipeline, SpanNettyEchoOptions options, X509Certificate2? certificate)
+    {
+        ArgumentNullException.ThrowIfNull(pipeline);
+        ArgumentNullException.ThrowIfNull(options);
+        if (certificate is not null)
+        {
+            pipeline.AddLast("tls", SslStreamHandler.Server(certificate));
+        }
+
+        switch (options.Codec)
+        {
+            case "ours":
+                pipeline.AddLast("upgrade", new WebSocketServerUpgradeHandler(options.Path, EchoCallbacks.Messages));
+                break;
+            case "ours-frames":
+                pipeline.AddLast("upgrade", new WebSocketServerUpgradeHandler(options.Path, EchoCallbacks.Frames));
+                break;
+            case "raw":
+                pipeline.AddLast("raw", new RawEchoHandler());
+                break;
+            default:
+                pipeline.AddLast("http", new HttpServerCodec());
+                pipeline.AddLast("aggregator", new HttpObjectAggregator(64 * 1024));
+                pipeline.AddLast("websocket", new WebSocketServerProtocolHandler(WebSocketServerProtocolConfig.NewBuilder()
+                    .WebsocketPath(options.Path)
+                    .MaxFramePayloadLength(WebSocketSessionOptions.Default.MaxFramePayloadLength) // the same 16 MiB bound as ours
+                    .Build()));
+                pipeline.AddLast("echo", new BuiltinEchoHandler(flushPerFrame: options.Codec == "builtin-flush"));
+                break;
+        }
+    }
+
+    public async ValueTask DisposeAsync()
+    {
+        await _channel.CloseAsync();
+        await Task.WhenAll(
+            _boss.ShutdownGracefullyAsync(TimeSpan.FromMilliseconds(100), TimeSpan.FromSeconds(2)),
+            _workers.ShutdownGracefullyAsync(TimeSpan.FromMilliseconds(100), TimeSpan.FromSeconds(2)));
+    }
+}

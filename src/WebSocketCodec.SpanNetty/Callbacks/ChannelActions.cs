@@ -1,0 +1,32 @@
+using DotNetty.Transport.Channels;
+
+namespace WebSocketCodec.SpanNetty;
+
+/// <summary>Small channel moves the handlers share.</summary>
+internal static class ChannelActions
+{
+    /// <summary>Makes sure the channel reads (a drain must see the peer's answer even while reads were paused for
+    /// writability).</summary>
+    public static void EnsureReading(IChannelHandlerContext context)
+    {
+        if (!context.Channel.Configuration.IsAutoRead)
+        {
+            context.Channel.Configuration.IsAutoRead = true;
+        }
+    }
+
+    /// <summary>Closes the channel once <paramref name="lastWrite"/> (and so every write before it) completed, failed
+    /// or not.</summary>
+    public static void CloseAfter(IChannelHandlerContext context, Task lastWrite)
+    {
+        if (lastWrite.IsCompleted)
+        {
+            _ = context.CloseAsync();
+            return;
+        }
+
+        _ = lastWrite.ContinueWith(
+            static (_, state) => ((IChannelHandlerContext)state!).CloseAsync(), context,
+            CancellationToken.None, TaskContinuationOptions.ExecuteSynchronously, TaskScheduler.Default);
+    }
+}

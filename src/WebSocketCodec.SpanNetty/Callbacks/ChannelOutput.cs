@@ -1,0 +1,164 @@
+using System.Buffers;
+using System.Runtime.CompilerServices;
+using System.Runtime.InteropServices;
+using DotNetty.Buffers;
+using DotNetty.Transport.Channels;
+
+namespace WebSocketCodec.SpanNetty;
+
+/// <summary>
+/// The output of one websocket: frames are written into a pooled <see cref="IByteBuffer"/> (its memory reached once,
+/// so each frame costs a bounds check), and a full buffer, or the buffer at the end of a read cycle, is one channel
+/// write. Never writes an empty buffer (SpanNetty's libuv transport aborts the process on a write of nothing).
+/// Used on the channel's event loop only.
+/// </summary>
+internal sealed class ChannelOutput(IChannelHandlerContext context, int chunkSize) : IBufferWriter<byte>, IDisposable
+{
+    private IByteBuffer? _buffer;
+    private byte[]? _array;
+    private Memory<byte> _memory;
+    private int _start;
+    private int _capacity;
+    private int _written;
+    private bool _pendingFlush;
+    private bool _closed;
+
+    /// <summary>Whether writes are tracked (<see cref="LastWrite"/>): on once the websocket is closing, so the channel
+    /// is closed only after its last frames left (closing a channel drops what it has not sent yet).</summary>
+    public bool TrackWrites { get; set; }
+
+    /// <summary>The last tracked write: completes when it, and so everything before it, was sent.</summary>
+    public Task LastWrite { get; private set; } = Task.CompletedTask;
+
+    /// <summary>Whether anything was written since the last flush.</summary>
+    public bool HasPendingFlush => _pendingFlush || _written > 0;
+
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    public Span<byte> GetSpan(int sizeHint = 0)
+    {
+        int free = _capacity - _written;
+        if (free > 0 && free >= sizeHint)
+        {
+            return _array is not null ? new Span<byte>(_array, _start + _written, free) : _memory.Span.Slice(_written);
+        }
+
+        return Renew(sizeHint).Span;
+    }
+
+    public Memory<byte> GetMemory(int sizeHint = 0)
+    {
+        int free = _capacity - _written;
+        return free > 0 && free >= sizeHint ? _memory.Slice(_written) : Renew(sizeHint);
+    }
+
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    public void Advance(int count)
+    {
+        if ((uint)count > (uint)(_capacity - _written))
+        {
+            ThrowAdvancedTooFar();
+        }
+
+        _written += count;
+    }
+
+    /// <summary>Writes the current buffer to the channel (no flush) if it holds anything, else returns it.</summary>
+    public void WriteOut()
+    {
+        IByteBuffer? buffer = _buffer;
+        if (buffer is null)
+        {
+            return;
+        }
+
+        int written = _written;
+        _buffer = null;
+        _array = null;
+        _memory = default;
+        _capacity = _written = _start = 0;
+        if (written == 0)
+        {
+            buffer.Release();
+            return;
+        }
+
+        buffer.SetWriterIndex(buffer.WriterIndex + written);
+        Write(buffer);
+    }
+
+    /// <summary>Writes a buffer of the caller's after what was written so far (ownership passes to the channel; an
+    /// empty buffer is released instead).</summary>
+    public void WriteOut(IByteBuffer buffer)
+    {
+        WriteOut();
+        if (!buffer.IsReadable())
+        {
+            buffer.Release();
+            return;
+        }
+
+        Write(buffer);
+    }
+
+    /// <summary>Writes out what was written and flushes the channel, if anything was written since the last flush.</summary>
+    public void Flush()
+    {
+        WriteOut();
+        if (_pendingFlush)
+        {
+            _pendingFlush = false;
+            context.Flush();
+        }
+    }
+
+    /// <summary>Drops what was not written out and stops taking writes (the channel is closing).</summary>
+    public void Dispose()
+    {
+        _closed = true;
+        IByteBuffer? buffer = _buffer;
+        _buffer = null;
+        _array = null;
+        _memory = default;
+        _capacity = _written = _start = 0;
+        buffer?.Release();
+    }
+
+    private void Write(IByteBuffer buffer)
+    {
+        _pendingFlush = true;
+        if (TrackWrites)
+        {
+            LastWrite = context.WriteAsync(buffer);
+        }
+        else
+        {
+            // No promise object per write: the void promise routes a failure to ExceptionCaught.
+            _ = context.WriteAsync(buffer, context.VoidPromise());
+        }
+    }
+
+    private Memory<byte> Renew(int sizeHint)
+    {
+        if (_closed)
+        {
+            throw new InvalidOperationException("The websocket's channel is closed.");
+        }
+
+        WriteOut();
+        IByteBuffer buffer = context.Allocator.Buffer(Math.Max(sizeHint, chunkSize));
+        _buffer = buffer;
+        _memory = buffer.GetMemory(buffer.WriterIndex, buffer.Capacity - buffer.WriterIndex);
+        _capacity = _memory.Length;
+        if (MemoryMarshal.TryGetArray((ReadOnlyMemory<byte>)_memory, out ArraySegment<byte> segment))
+        {
+            _array = segment.Array;
+            _start = segment.Offset;
+        }
+
+        return _memory;
+    }
+
+    [MethodImpl(MethodImplOptions.NoInlining)]
+    private static void ThrowAdvancedTooFar() =>
+        throw new ArgumentOutOfRangeException("count", "Advanced past the end of the buffer.");
+}

@@ -1,0 +1,180 @@
+using System.Runtime.CompilerServices;
+using DotNetty.Common.Concurrency;
+using DotNetty.Transport.Channels;
+using WebSocketCodec.Pipelines;
+
+namespace WebSocketCodec.SpanNetty;
+
+/// <summary>
+/// One websocket on a SpanNetty channel, after the opening handshake: the handler decodes every whole frame of each
+/// inbound <c>IByteBuffer</c> in place (payloads unmasked in the buffer's memory, no frame object, no copy, no
+/// allocation), hands data frames to the <see cref="IWebSocketCallbacks"/>, answers Pings, runs the close handshake and
+/// the timers of the core <see cref="WebSocketSession"/>, and writes what the read cycle produced with one write per
+/// pooled output buffer and one flush when the cycle ends. A protocol violation ends in exactly one Close with its
+/// status, then the input is drained (bounded in bytes and time) until the peer's Close or FIN.
+/// </summary>
+/// <remarks>Put it where the byte stream of an upgraded connection arrives (the upgrade handlers do); it passes on
+/// nothing but <c>ChannelInactive</c> and writability events.</remarks>
+public sealed partial class WebSocketCallbacksHandler : ChannelHandlerAdapter
+{
+    private readonly WebSocketChannelExchange _exchange;
+    private readonly WebSocketChannelOptions _options;
+    private readonly WebSocketSession _session;
+    private readonly TimeProvider _time;
+    private readonly TaskCompletionSource<WebSocketCloseInfo> _completion =
+        new(TaskCreationOptions.RunContinuationsAsynchronously);
+
+    private IChannelHandlerContext? _context;
+    private ChannelOutput? _output;
+    private ChannelFrameSender? _sender;
+    private IWebSocketCallbacks? _callbacks;
+
+    /// <summary>Creates the handler of one websocket.</summary>
+    /// <param name="role">Which end this is: a server expects masked frames, a client masks its own.</param>
+    /// <param name="exchange">Given the sender, returns the callbacks (called once, when the handler is added).</param>
+    /// <param name="session">Limits and timeouts of the protocol.</param>
+    /// <param name="options">How the channel is used (output sizing, backpressure, drain bound).</param>
+    /// <param name="subprotocol">The negotiated subprotocol, for the application to see.</param>
+    public WebSocketCallbacksHandler(
+        WebSocketRole role, WebSocketChannelExchange exchange, WebSocketSessionOptions? session = null,
+        WebSocketChannelOptions? options = null, string? subprotocol = null)
+    {
+        ArgumentNullException.ThrowIfNull(exchange);
+        _exchange = exchange;
+        _options = options ?? WebSocketChannelOptions.Default;
+        _session = new WebSocketSession(role, session);
+        _time = _session.Options.TimeProvider ?? TimeProvider.System;
+        Subprotocol = subprotocol;
+    }
+
+    /// <summary>Which end this is.</summary>
+    public WebSocketRole Role => _session.Role;
+
+    /// <summary>The negotiated subprotocol, if any.</summary>
+    public string? Subprotocol { get; }
+
+    /// <summary>The protocol state.</summary>
+    public WebSocketSessionState State => _session.State;
+
+    /// <summary>Completes when the websocket has ended (the channel is closed), with how it ended.</summary>
+    public Task<WebSocketCloseInfo> Completion => _completion.Task;
+
+    /// <summary>The sender, once the handler is in a pipeline.</summary>
+    public ChannelFrameSender Sender => _sender ?? throw new InvalidOperationException("The handler is not in a pipeline yet.");
+
+    internal IChannelHandlerContext Context => _context ?? throw new InvalidOperationException("The handler is not in a pipeline yet.");
+
+    internal bool CanSend => _session.State == WebSocketSessionState.Open && !_closing && _context is { Channel.IsActive: true };
+
+    /// <inheritdoc />
+    public override void HandlerAdded(IChannelHandlerContext context)
+    {
+        _context = context;
+        _output = new ChannelOutput(context, _options.OutputChunkSize);
+        // Every call into the session happens on the event loop, so its control frames go straight into the output,
+        // in order with the application's frames.
+        _session.Output = _output;
+        _sender = new ChannelFrameSender(this, _output, _session.Encoder);
+        _callbacks = _exchange(_sender);
+        ArmTimer();
+        if (!context.Channel.IsActive)
+        {
+            Finish();
+        }
+    }
+
+    /// <inheritdoc />
+    public override void HandlerRemoved(IChannelHandlerContext context) => Finish();
+
+    /// <inheritdoc />
+    public override void ChannelReadComplete(IChannelHandlerContext context)
+    {
+        if (_callbacks is { } callbacks && !_finished)
+        {
+            try
+            {
+                callbacks.OnReadComplete();
+            }
+            catch (Exception error)
+            {
+                FailApplication(error);
+            }
+        }
+
+        _output?.Flush();
+    }
+
+    /// <inheritdoc />
+    public override void ChannelWritabilityChanged(IChannelHandlerContext context)
+    {
+        bool writable = context.Channel.IsWritable;
+        if (_options.PauseReadsWhenUnwritable && !_draining)
+        {
+            context.Channel.Configuration.IsAutoRead = writable;
+        }
+
+        _callbacks?.OnWritabilityChanged(writable);
+        context.FireChannelWritabilityChanged();
+    }
+
+    /// <inheritdoc />
+    public override void ChannelInactive(IChannelHandlerContext context)
+    {
+        Finish();
+        context.FireChannelInactive();
+    }
+
+    /// <inheritdoc />
+    public override void ExceptionCaught(IChannelHandlerContext context, Exception exception)
+    {
+        // A transport error (or a failed write): the websocket ends here.
+        _error ??= exception;
+        _ = context.CloseAsync();
+    }
+
+    /// <summary>Starts the close handshake from any thread; completes when the websocket has ended.</summary>
+    internal Task<WebSocketCloseInfo> CloseAsync(ushort status, string? reason)
+    {
+        IChannelHandlerContext context = Context;
+        if (context.Executor.InEventLoop)
+        {
+            StartClose(status, reason);
+        }
+        else
+        {
+            context.Executor.Execute(static (self, args) =>
+            {
+                var (status, reason) = ((ushort, string?))args;
+                ((WebSocketCallbacksHandler)self).StartClose(status, reason);
+            }, this, (status, reason));
+        }
+
+        return Completion;
+    }
+
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    internal void CheckOnLoop()
+    {
+        if (!Context.Executor.InEventLoop)
+        {
+            ThrowNotOnLoop();
+        }
+    }
+
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    internal void CheckCanSend()
+    {
+        if (!CanSend)
+        {
+            ThrowClosed();
+        }
+    }
+
+    [MethodImpl(MethodImplOptions.NoInlining)]
+    private static void ThrowNotOnLoop() => throw new InvalidOperationException(
+        "Synchronous sends are for the channel's event loop (the callbacks); from other threads use SendAsync.");
+
+    [MethodImpl(MethodImplOptions.NoInlining)]
+    private void ThrowClosed() => throw new InvalidOperationException(
+        _session.State == WebSocketSessionState.Open && !_closing ? "The channel is closed." : "The websocket is closing or closed: no more data frames may be sent.");
+}

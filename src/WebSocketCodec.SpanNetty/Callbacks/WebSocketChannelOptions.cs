@@ -1,0 +1,21 @@
+namespace WebSocketCodec.SpanNetty;
+
+/// <summary>How a websocket uses its SpanNetty channel once its handshake is done (the protocol's limits and timeouts
+/// are <see cref="WebSocketSessionOptions"/>).</summary>
+public sealed record WebSocketChannelOptions
+{
+    /// <summary>The defaults.</summary>
+    public static WebSocketChannelOptions Default { get; } = new();
+
+    /// <summary>The size of the pooled buffers the read cycle's frames are gathered into (each is one write; larger
+    /// frames get a buffer of their own size).</summary>
+    public int OutputChunkSize { get; init; } = 16 * 1024;
+
+    /// <summary>Whether reading pauses (<c>AutoRead</c> off) while the channel is not writable, so a peer that sends
+    /// faster than it reads cannot grow the outbound buffer without bound. On by default.</summary>
+    public bool PauseReadsWhenUnwritable { get; init; } = true;
+
+    /// <summary>The most input read and discarded after a protocol violation, while waiting for the peer's Close,
+    /// before the channel is closed anyway.</summary>
+    public int MaxDrainBytes { get; init; } = 1024 * 1024;
+}

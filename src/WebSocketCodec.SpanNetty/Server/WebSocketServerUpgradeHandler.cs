@@ -1,0 +1,199 @@
+using System.Buffers;
+using DotNetty.Buffers;
+using DotNetty.Common.Concurrency;
+using DotNetty.Common.Utilities;
+using DotNetty.Transport.Channels;
+using WebSocketCodec.Http1;
+using WebSocketCodec.Pipelines;
+
+namespace WebSocketCodec.SpanNetty;
+
+/// <summary>Picks the websocket for a validated upgrade request: its callbacks, or null to answer 404.</summary>
+/// <param name="request">The validated request (headers, offered subprotocols).</param>
+/// <param name="target">The request target: path and query, e.g. <c>/chat?room=1</c>.</param>
+public delegate WebSocketChannelExchange? WebSocketRoute(WebSocketUpgradeRequest request, string target);
+
+/// <summary>
+/// The server's side of the HTTP/1.1 opening handshake (RFC 6455 §4.2) as the first handler of a SpanNetty pipeline: it
+/// reads the request head within the size bound and the handshake timeout, validates it with the core's strict rules
+/// (405, 400, 426 with <c>Sec-WebSocket-Version: 13</c>, 431, 403 for an origin refused, 404 for a path not served),
+/// answers 101 and puts a <see cref="WebSocketCallbacksHandler"/> in its own place, handing it the frames the client sent
+/// right behind its request. A refusal is answered, then the connection is closed once the client closes or after a
+/// second. No <c>HttpServerCodec</c> is needed.
+/// </summary>
+public sealed class WebSocketServerUpgradeHandler : ChannelHandlerAdapter
+{
+    private static readonly TimeSpan RefusalLinger = TimeSpan.FromSeconds(1);
+
+    private readonly WebSocketRoute _route;
+    private readonly WebSocketAcceptOptions _accept;
+    private readonly WebSocketChannelOptions _channel;
+    private HeadAccumulator? _head;
+    private IScheduledTask? _timeout;
+    private bool _done;
+
+    /// <summary>Serves websockets at <paramref name="path"/> (any query), with <paramref name="exchange"/>.</summary>
+    public WebSocketServerUpgradeHandler(
+        string path, WebSocketChannelExchange exchange, WebSocketAcceptOptions? accept = null, WebSocketChannelOptions? channel = null)
+        : this(RouteFor(path, exchange), accept, channel)
+    {
+    }
+
+    /// <summary>Serves the websockets <paramref name="route"/> picks.</summary>
+    public WebSocketServerUpgradeHandler(WebSocketRoute route, WebSocketAcceptOptions? accept = null, WebSocketChannelOptions? channel = null)
+    {
+        ArgumentNullException.ThrowIfNull(route);
+        _route = route;
+        _accept = accept ?? WebSocketAcceptOptions.Default;
+        _channel = channel ?? WebSocketChannelOptions.Default;
+    }
+
+    /// <summary>The handshake's outcome: the websocket's handler once accepted; faults with
+    /// <see cref="WebSocketHandshakeException"/> (with the status answered) when refused or timed out.</summary>
+    public Task<WebSocketCallbacksHandler> Completion => _completion.Task;
+
+    private readonly TaskCompletionSource<WebSocketCallbacksHandler> _completion = new(TaskCreationOptions.RunContinuationsAsynchronously);
+
+    /// <inheritdoc />
+    public override void HandlerAdded(IChannelHandlerContext context)
+    {
+        _head = new HeadAccumulator(_accept.MaxRequestHeadLength);
+        _timeout = context.Executor.Schedule(
+            static (state, ctx) => ((WebSocketServerUpgradeHandler)state).OnTimeout((IChannelHandlerContext)ctx), this, context, _accept.HandshakeTimeout);
+    }
+
+    /// <inheritdoc />
+    public override void HandlerRemoved(IChannelHandlerContext context) => Release();
+
+    /// <inheritdoc />
+    public override void ChannelInactive(IChannelHandlerContext context)
+    {
+        Fail(new WebSocketHandshakeException("The connection closed before the handshake was done."));
+        Release();
+        context.FireChannelInactive();
+    }
+
+    /// <inheritdoc />
+    public override void ExceptionCaught(IChannelHandlerContext context, Exception exception)
+    {
+        Fail(new WebSocketHandshakeException("The connection failed during the handshake.", exception));
+        _ = context.CloseAsync();
+    }
+
+    /// <inheritdoc />
+    public override void ChannelRead(IChannelHandlerContext context, object message)
+    {
+        if (message is not IByteBuffer input)
+        {
+            ReferenceCountUtil.Release(message);
+            return;
+        }
+
+        try
+        {
+            if (_done || _head is null)
+            {
+                return; // after a refusal: discard until the client closes
+            }
+
+            OperationStatus status = _head.Append(input, context.Allocator, out HttpHead? head, out IByteBuffer? rest, out HttpHeadError error);
+            if (status == OperationStatus.NeedMoreData)
+            {
+                return;
+            }
+
+            _done = true;
+            _timeout?.Cancel();
+            if (status == OperationStatus.InvalidData)
+            {
+                Refuse(context, HandshakeFailure.From(error));
+                return;
+            }
+
+            Upgrade(context, head!, rest);
+        }
+        finally
+        {
+            input.Release();
+        }
+    }
+
+    private void Upgrade(IChannelHandlerContext context, HttpHead head, IByteBuffer? rest)
+    {
+        string target = head.Part2;
+        HandshakeFailure failure = WebSocketUpgradeRequest.Validate(head.Part1, head.Part3, head, out WebSocketUpgradeRequest? request);
+        WebSocketChannelExchange? exchange = null;
+        string? subprotocol = null;
+        if (!failure.IsFailure)
+        {
+            exchange = target.StartsWith('/') ? _route(request!, target) : null;
+            failure = exchange is null ? new HandshakeFailure(404, $"No websocket is served at '{target}'.") : _accept.Negotiate(request!, out subprotocol);
+        }
+
+        if (failure.IsFailure)
+        {
+            rest?.Release();
+            Refuse(context, failure);
+            return;
+        }
+
+        IByteBuffer response = context.Allocator.Buffer(256);
+        Http1Handshake.WriteAccept(response, request!.Key, subprotocol);
+        _ = context.WriteAndFlushAsync(response, context.VoidPromise());
+        var websocket = new WebSocketCallbacksHandler(WebSocketRole.Server, exchange!, _accept.Session, _channel, subprotocol);
+        context.Pipeline.AddAfter(context.Name, "websocket", websocket);
+        _completion.TrySetResult(websocket);
+        if (rest is not null)
+        {
+            context.FireChannelRead(rest); // frames sent right behind the request
+        }
+
+        context.Pipeline.Remove(this);
+    }
+
+    private void Refuse(IChannelHandlerContext context, HandshakeFailure failure)
+    {
+        IByteBuffer response = context.Allocator.Buffer(256);
+        Http1Handshake.WriteRejection(response, failure);
+        Fail(new WebSocketHandshakeException(failure.Message, failure.StatusCode));
+        // The response says Connection: close. Closing at once with unread input can reset the connection and erase the
+        // response, so wait for the client to close, at most a second.
+        _ = context.WriteAndFlushAsync(response).ContinueWith(
+            static (_, state) => ((IChannelHandlerContext)state!).Executor.Schedule(
+                static ctx => ((IChannelHandlerContext)ctx).CloseAsync(), state, RefusalLinger),
+            context, CancellationToken.None, TaskContinuationOptions.ExecuteSynchronously, TaskScheduler.Default);
+    }
+
+    private void OnTimeout(IChannelHandlerContext context)
+    {
+        if (_done)
+        {
+            return;
+        }
+
+        _done = true;
+        Fail(new WebSocketHandshakeException("No complete request head in time.", 408));
+        _ = context.CloseAsync();
+    }
+
+    private void Fail(WebSocketHandshakeException error) => _completion.TrySetException(error);
+
+    private void Release()
+    {
+        _timeout?.Cancel();
+        _head?.Dispose();
+        _head = null;
+    }
+
+    private static WebSocketRoute RouteFor(string path, WebSocketChannelExchange exchange)
+    {
+        ArgumentException.ThrowIfNullOrEmpty(path);
+        ArgumentNullException.ThrowIfNull(exchange);
+        return (_, target) =>
+        {
+            int query = target.IndexOf('?', StringComparison.Ordinal);
+            ReadOnlySpan<char> targetPath = query < 0 ? target : target.AsSpan(0, query);
+            return targetPath.SequenceEqual(path) ? exchange : null;
+        };
+    }
+}
