@@ -1,4 +1,7 @@
+using BenchmarkDotNet.Configs;
+using BenchmarkDotNet.Jobs;
 using BenchmarkDotNet.Running;
+using BenchmarkDotNet.Toolchains.InProcess.Emit;
 using WebSocketCodec.Benchmarks;
 
 namespace WebSocketCodec.SpanNetty.Benchmarks;
@@ -17,7 +20,9 @@ public static class SpanNettyBenchmarkEntry
         }
 
         string root = FindRepositoryRoot();
-        var summaries = BenchmarkSwitcher.FromTypes(benchmarks).Run(args, BenchmarkConfigs.Full(root)).ToArray();
+        // In process: a child build of this project would need the SpanNetty feed and -p:WithSpanNetty=true again.
+        var config = ManualConfig.Create(BenchmarkConfigs.Full(root)).AddJob(Job.ShortRun.WithToolchain(InProcessEmitToolchain.Instance).WithId("ShortRun-InProcess"));
+        var summaries = BenchmarkSwitcher.FromTypes(benchmarks).Run(args, config).ToArray();
         string source = Path.Combine(BenchmarkConfigs.ArtifactsPath(root), "results");
         string target = Path.Combine(root, "bench", "results");
         foreach (string file in Directory.Exists(source) ? Directory.EnumerateFiles(source, "*SpanNetty*") : [])
