@@ -13,7 +13,7 @@ internal sealed class AllocationSampler : EventListener
 {
     private const int AllocationTickEvent = 10;
     private const EventKeywords GcKeyword = (EventKeywords)0x1;
-    private readonly ConcurrentDictionary<string, long> _bytesByType = new();
+    private ConcurrentDictionary<string, long> _bytesByType = new();
 
     protected override void OnEventSourceCreated(EventSource eventSource)
     {
@@ -43,8 +43,9 @@ internal sealed class AllocationSampler : EventListener
     /// (<c>-</c> when nothing was sampled); then starts over.</summary>
     public string TakeSummary()
     {
-        KeyValuePair<string, long>[] samples = [.. _bytesByType];
-        _bytesByType.Clear();
+        // Swap in a fresh table, then copy with ToArray, which locks the table (a collection expression copies
+        // through ICollection.CopyTo, which throws when an event adds an entry between its count and its copy).
+        KeyValuePair<string, long>[] samples = Interlocked.Exchange(ref _bytesByType, new ConcurrentDictionary<string, long>()).ToArray();
         long total = samples.Sum(s => s.Value);
         if (total == 0)
         {
