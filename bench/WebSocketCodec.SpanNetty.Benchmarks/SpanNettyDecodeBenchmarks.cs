@@ -1,6 +1,5 @@
 using BenchmarkDotNet.Attributes;
 using DotNetty.Buffers;
-using DotNetty.Common;
 using DotNetty.Codecs.Http.WebSockets;
 using DotNetty.Transport.Channels.Embedded;
 using WebSocketCodec.Benchmarks;
@@ -26,14 +25,9 @@ public class SpanNettyDecodeBenchmarks
     [Params(8, 64, 125, 1000)]
     public int PayloadLength { get; set; }
 
-    private ResourceLeakDetector.DetectionLevel _leakDetection;
-
     [GlobalSetup]
     public void Setup()
     {
-        // SpanNetty's leak detector off for both codecs (it tracks one buffer in 128 by default); restored after.
-        _leakDetection = ResourceLeakDetector.Level;
-        ResourceLeakDetector.Level = ResourceLeakDetector.DetectionLevel.Disabled;
         _wire = WireFrames.Binary(Frames, PayloadLength, masked: true);
         _ours = new EmbeddedChannel(new WebSocketCallbacksHandler(WebSocketRole.Server, _ => _counting));
         _builtin = new EmbeddedChannel(new WebSocket13FrameDecoder(expectMaskedFrames: true, allowExtensions: false, maxFramePayloadLength: 1 << 20));
@@ -64,7 +58,6 @@ public class SpanNettyDecodeBenchmarks
     [GlobalCleanup]
     public void Cleanup()
     {
-        ResourceLeakDetector.Level = _leakDetection;
         _ours.FinishAndReleaseAll();
         _builtin.FinishAndReleaseAll();
     }

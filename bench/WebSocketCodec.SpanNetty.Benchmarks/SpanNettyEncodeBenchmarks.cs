@@ -1,6 +1,5 @@
 using BenchmarkDotNet.Attributes;
 using DotNetty.Buffers;
-using DotNetty.Common;
 using DotNetty.Codecs.Http.WebSockets;
 using DotNetty.Common.Utilities;
 using DotNetty.Transport.Channels.Embedded;
@@ -33,14 +32,9 @@ public class SpanNettyEncodeBenchmarks
     [Params(false, true)]
     public bool Masked { get; set; }
 
-    private ResourceLeakDetector.DetectionLevel _leakDetection;
-
     [GlobalSetup]
     public void Setup()
     {
-        // SpanNetty's leak detector off for both codecs (it tracks one buffer in 128 by default); restored after.
-        _leakDetection = ResourceLeakDetector.Level;
-        ResourceLeakDetector.Level = ResourceLeakDetector.DetectionLevel.Disabled;
         _payload = WireFrames.Payload(PayloadLength);
         _payloadBuffer = PooledByteBufferAllocator.Default.Buffer(PayloadLength);
         _payloadBuffer.WriteBytes(_payload);
@@ -61,7 +55,6 @@ public class SpanNettyEncodeBenchmarks
     [GlobalCleanup]
     public void Cleanup()
     {
-        ResourceLeakDetector.Level = _leakDetection;
         _payloadBuffer.Release();
         _ours.FinishAndReleaseAll();
         _builtin.FinishAndReleaseAll();
