@@ -89,6 +89,12 @@ public sealed class FrameDecoder
     /// <summary>The rule the peer broke, or <see cref="ProtocolViolation.None"/>.</summary>
     public ProtocolViolation Violation { get; private set; }
 
+    /// <summary>After a violation: whether a frame header itself was refused (nothing of that frame was consumed; the
+    /// frame starts where the refused read started), rather than a payload (the frame is <see cref="CurrentHeader"/>
+    /// with <see cref="PayloadRemaining"/> bytes after the chunk that broke the rule, or a whole frame
+    /// <see cref="ReadFrame"/> returned).</summary>
+    public bool ViolationAtHeader { get; private set; }
+
     /// <summary>Whether a fragmented message is open (its final fragment not yet read).</summary>
     public bool InFragmentedMessage => MessageOpen;
 
@@ -339,7 +345,13 @@ public sealed class FrameDecoder
             violation = ValidateLeadBytes(source[0], source[1]);
         }
 
-        return violation == ProtocolViolation.None ? status : Fail(violation);
+        if (violation == ProtocolViolation.None)
+        {
+            return status;
+        }
+
+        ViolationAtHeader = true;
+        return Fail(violation);
     }
 
     /// <summary>The funnel for header rules that depend on configuration and on the message state.</summary>

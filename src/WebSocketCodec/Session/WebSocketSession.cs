@@ -13,7 +13,7 @@ namespace WebSocketCodec;
 /// buffer chunk by chunk, so nothing is unmasked twice and nothing is copied more than once. Not thread-safe: the
 /// driver's read loop owns it, and writes its pending output under the same lock as its other sends.
 /// </summary>
-public sealed class WebSocketSession : IDisposable
+public sealed partial class WebSocketSession : IDisposable
 {
     private readonly FrameDecoder _decoder;
     private readonly FrameEncoder _encoder;
@@ -22,9 +22,12 @@ public sealed class WebSocketSession : IDisposable
     private readonly WebSocketSessionOptions _options;
     private readonly ArrayBufferWriter<byte> _pending = new(256);
 
-    private byte[]? _frameBuffer;
-    private int _frameFilled;
+    private readonly FrameGather _gather;
     private FrameHeader _frameHeader;
+    private HeaderCarry _carry;
+    private int _handlerInputEnd;
+    private byte[]? _pongPayload;
+    private int _pongLength = -1; // -1: no Pong pending
 
     private long _lastReceived;
     private long _lastPing;
@@ -36,12 +39,13 @@ public sealed class WebSocketSession : IDisposable
     public WebSocketSession(WebSocketRole role, WebSocketSessionOptions? options = null, MaskKeyGenerator? maskKeys = null)
     {
         _options = options ?? WebSocketSessionOptions.Default;
-        ArgumentOutOfRangeException.ThrowIfNegative(_options.MaxFramePayloadLength);
+        _options.Validate();
         Role = role;
         _decoder = new FrameDecoder(role, _options.ToDecoderOptions());
         _encoder = new FrameEncoder(role, maskKeys);
         _pool = _options.Pool ?? ArrayPool<byte>.Shared;
         _time = _options.TimeProvider ?? TimeProvider.System;
+        _gather = new FrameGather(_pool);
         _lastReceived = _lastPing = _time.GetTimestamp();
     }
 
@@ -131,8 +135,20 @@ public sealed class WebSocketSession : IDisposable
     public OperationStatus Receive<THandler>(Span<byte> input, long receivedAt, ref THandler handler, out int consumed)
         where THandler : struct, IFrameHandler
     {
+        OperationStatus status = ReceiveCore(input, receivedAt, ref handler, out consumed);
+        if (_pongLength >= 0)
+        {
+            WritePendingPong(); // one Pong for the Pings of this input: the latest's (RFC 6455 §5.5.3)
+        }
+
+        return status;
+    }
+
+    private OperationStatus ReceiveCore<THandler>(Span<byte> input, long receivedAt, ref THandler handler, out int consumed)
+        where THandler : struct, IFrameHandler
+    {
         consumed = 0;
-        if (State == WebSocketSessionState.Closed || _decoder.Violation != ProtocolViolation.None)
+        if (State == WebSocketSessionState.Closed)
         {
             return OperationStatus.Done;
         }
@@ -142,28 +158,70 @@ public sealed class WebSocketSession : IDisposable
             _lastReceived = receivedAt;
         }
 
+        if (_draining)
+        {
+            consumed = Drain(input);
+            return State == WebSocketSessionState.Closed ? OperationStatus.Done : OperationStatus.NeedMoreData;
+        }
+
         int offset = 0;
         while (true)
         {
             Span<byte> rest = input.Slice(offset);
             FrameHeader header;
             Span<byte> payload;
-            if (_frameBuffer is not null)
+            if (_gather.IsActive)
             {
                 int take = (int)Math.Min(rest.Length, _decoder.PayloadRemaining);
                 Span<byte> chunk = rest.Slice(0, take);
                 OperationStatus chunkStatus = _decoder.ProcessPayload(chunk);
-                chunk.CopyTo(_frameBuffer.AsSpan(_frameFilled));
-                _frameFilled += take;
                 offset += take;
-                if (chunkStatus != OperationStatus.Done)
+                if (chunkStatus == OperationStatus.InvalidData)
+                {
+                    return Violated(input, offset, _frameHeader, out consumed);
+                }
+
+                _gather.Append(chunk);
+                if (chunkStatus == OperationStatus.NeedMoreData)
                 {
                     consumed = offset;
-                    return chunkStatus == OperationStatus.NeedMoreData ? chunkStatus : Fail();
+                    return OperationStatus.NeedMoreData;
                 }
 
                 header = _frameHeader;
-                payload = _frameBuffer.AsSpan(0, _frameFilled);
+                payload = _gather.Complete();
+            }
+            else if (_carry.Length > 0)
+            {
+                // A header cut at the end of the last input: complete it from this one.
+                ReadOnlySpan<byte> headerBytes = _carry.Fill(rest, out int taken);
+                OperationStatus status = _decoder.ReadHeader(headerBytes, out header, out _);
+                if (status == OperationStatus.NeedMoreData)
+                {
+                    // Fill stops at the longest header, so this means every byte given so far is part of it.
+                    _carry.Keep(taken);
+                    consumed = offset + taken;
+                    return OperationStatus.NeedMoreData;
+                }
+
+                if (status == OperationStatus.InvalidData)
+                {
+                    // The refused header starts in the carry: the drain reads it from there.
+                    return Violated(input, offset, header, out consumed);
+                }
+
+                offset += header.HeaderLength - _carry.Length;
+                _carry.Clear();
+                if (!TakePayload(input, ref offset, header, out payload, out OperationStatus payloadStatus))
+                {
+                    if (payloadStatus == OperationStatus.InvalidData)
+                    {
+                        return Violated(input, offset, header, out consumed);
+                    }
+
+                    consumed = offset;
+                    return OperationStatus.NeedMoreData;
+                }
             }
             else
             {
@@ -179,26 +237,40 @@ public sealed class WebSocketSession : IDisposable
                     status = _decoder.ReadHeader(rest, out header, out _);
                     if (status == OperationStatus.Done)
                     {
-                        // The header is here, the payload not all: gather it, chunk by chunk, as it comes.
-                        _frameHeader = header;
-                        _frameBuffer = _pool.Rent(Math.Max(1, (int)header.PayloadLength));
-                        _frameFilled = 0;
+                        // The header is here, the payload not all: gather it as it comes.
                         offset += header.HeaderLength;
+                        StartGather(header);
                         continue;
+                    }
+
+                    if (status == OperationStatus.NeedMoreData)
+                    {
+                        _carry.Start(rest);
+                        consumed = input.Length;
+                        return OperationStatus.NeedMoreData;
                     }
                 }
 
                 if (status != OperationStatus.Done)
                 {
-                    consumed = offset;
-                    return status == OperationStatus.NeedMoreData ? status : Fail();
+                    if (!_decoder.ViolationAtHeader)
+                    {
+                        offset += (int)header.FrameLength; // a whole frame whose payload broke a rule
+                    }
+
+                    return Violated(input, offset, header, out consumed);
                 }
 
                 offset += (int)header.FrameLength;
             }
 
+            _handlerInputEnd = offset;
             bool goOn = OnFrame(header, payload, ref handler);
-            ReleaseFrameBuffer();
+            if (_gather.IsActive)
+            {
+                _gather.Release();
+            }
+
             if (!goOn)
             {
                 consumed = offset;
@@ -206,6 +278,33 @@ public sealed class WebSocketSession : IDisposable
             }
         }
     }
+
+    /// <summary>
+    /// After the handler threw out of <see cref="Receive{THandler}(Span{byte}, long, ref THandler, out int)"/>: forgets
+    /// the frame it was given, queues a Close with <paramref name="status"/> (1011 by default) unless one was sent, and
+    /// drains from then on (nothing more is delivered) until the peer's Close or FIN.
+    /// </summary>
+    /// <returns>How many bytes of the input of that call were consumed: offer the rest to <c>Receive</c>.</returns>
+    public int OnHandlerFailed(ushort status = (ushort)CloseStatus.InternalError, string? reason = "internal error")
+    {
+        if (_gather.IsActive)
+        {
+            _gather.Release();
+        }
+
+        WritePendingPong();
+        StartClose(status, reason);
+        if (State != WebSocketSessionState.Closed)
+        {
+            StartDrain(violatorPending: false, skip: 0);
+        }
+
+        return _handlerInputEnd;
+    }
+
+    /// <summary>Whether the session reads only to find the peer's Close (after a violation or a failed handler):
+    /// frames are skipped, not delivered.</summary>
+    public bool IsDraining => _draining;
 
     /// <summary>Starts the close handshake from this side: queues a Close with <paramref name="status"/> and
     /// <paramref name="reason"/> (at most 123 UTF-8 bytes). Does nothing once a Close was sent.</summary>
@@ -227,7 +326,7 @@ public sealed class WebSocketSession : IDisposable
     public void Abort()
     {
         State = WebSocketSessionState.Closed;
-        ReleaseFrameBuffer();
+        _gather.Release();
     }
 
     /// <summary>
@@ -327,6 +426,11 @@ public sealed class WebSocketSession : IDisposable
         WebSocketOpcode opcode = header.Opcode;
         if (!header.IsControl)
         {
+            if (_pongLength >= 0)
+            {
+                WritePendingPong(); // before anything the handler writes for this frame
+            }
+
             return handler.OnFrame(opcode, header.Fin, header.Rsv, payload);
         }
 
@@ -335,9 +439,12 @@ public sealed class WebSocketSession : IDisposable
             case WebSocketOpcode.Ping:
                 // RFC 6455 §5.5.2: answered until the peer's Close arrives, also after we sent ours (only data frames
                 // stop after our Close).
+                // Pings in a row get one Pong, for the latest (RFC 6455 §5.5.3): a flood costs one Pong per input.
                 if (State != WebSocketSessionState.Closed)
                 {
-                    _encoder.Write(ControlOutput, WebSocketOpcode.Pong, payload);
+                    _pongPayload ??= new byte[125];
+                    payload.CopyTo(_pongPayload);
+                    _pongLength = payload.Length;
                 }
 
                 break;
@@ -372,46 +479,31 @@ public sealed class WebSocketSession : IDisposable
         State = WebSocketSessionState.Closed;
     }
 
+    private void WritePendingPong()
+    {
+        int length = _pongLength;
+        if (length >= 0)
+        {
+            _pongLength = -1;
+            _encoder.Write(ControlOutput, WebSocketOpcode.Pong, _pongPayload.AsSpan(0, length));
+        }
+    }
+
     private void QueueClose(ushort status, ReadOnlySpan<byte> payload)
     {
+        WritePendingPong(); // nothing may follow our Close
         _encoder.Write(ControlOutput, WebSocketOpcode.Close, payload);
         SentCloseStatus = status;
         _closeSentAt = _time.GetTimestamp();
         State = WebSocketSessionState.CloseSent;
     }
 
-    /// <summary>The violation funnel: one Close with the violation's status, never a second Close.</summary>
-    private OperationStatus Fail()
-    {
-        ReleaseFrameBuffer();
-        if (State == WebSocketSessionState.Open)
-        {
-            Span<byte> payload = stackalloc byte[125];
-            ushort status = (ushort)_decoder.Violation.ToCloseStatus();
-            int length = ClosePayload.Write(payload, status, _decoder.Violation.Describe());
-            QueueClose(status, payload.Slice(0, length));
-        }
-
-        State = WebSocketSessionState.Closed;
-        return OperationStatus.InvalidData;
-    }
-
     private SessionTimerResult EndBy(SessionTimerResult reason)
     {
         Timeout = reason;
         State = WebSocketSessionState.Closed;
-        ReleaseFrameBuffer();
+        _gather.Release();
         return reason;
-    }
-
-    private void ReleaseFrameBuffer()
-    {
-        byte[]? buffer = _frameBuffer;
-        if (buffer is not null)
-        {
-            _frameBuffer = null;
-            _pool.Return(buffer);
-        }
     }
 
     private TimeSpan Remaining(long since, TimeSpan period, long now)

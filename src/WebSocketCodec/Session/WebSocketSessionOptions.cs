@@ -9,7 +9,8 @@ public sealed record WebSocketSessionOptions
     public static WebSocketSessionOptions Default { get; } = new();
 
     /// <summary>The largest frame payload accepted (1009 otherwise). A frame that does not arrive in one read is
-    /// gathered into a pooled buffer of its length, so this also bounds that memory.</summary>
+    /// gathered in pooled segments of at most 64 KiB rented as its bytes arrive, and joined into one buffer of its
+    /// length when complete, so this bounds that memory too.</summary>
     public int MaxFramePayloadLength { get; init; } = 16 * 1024 * 1024;
 
     /// <summary>The largest message accepted, all fragments together (1009 otherwise).</summary>
@@ -30,11 +31,29 @@ public sealed record WebSocketSessionOptions
     /// <summary>How long to wait for the peer's Close after ours (and to drain input after a violation).</summary>
     public TimeSpan CloseTimeout { get; init; } = TimeSpan.FromSeconds(5);
 
+    /// <summary>The most input read and skipped after a violation while waiting for the peer's Close before the
+    /// transport is closed anyway (counted as a close timeout). 1 MiB by default.</summary>
+    public long MaxDrainBytes { get; init; } = 1024 * 1024;
+
     /// <summary>The pool for frames gathered across reads and for messages; <see cref="ArrayPool{T}.Shared"/> if null.</summary>
     public ArrayPool<byte>? Pool { get; init; }
 
     /// <summary>The time source for keep-alive, idle and close timeouts; <see cref="TimeProvider.System"/> if null.</summary>
     public TimeProvider? TimeProvider { get; init; }
+
+    /// <summary>Refuses values the code cannot hold (negative sizes and times, a message larger than an array).</summary>
+    internal void Validate()
+    {
+        ArgumentOutOfRangeException.ThrowIfNegative(MaxFramePayloadLength, nameof(MaxFramePayloadLength));
+        ArgumentOutOfRangeException.ThrowIfGreaterThan(MaxFramePayloadLength, Array.MaxLength, nameof(MaxFramePayloadLength));
+        ArgumentOutOfRangeException.ThrowIfNegative(MaxMessagePayloadLength, nameof(MaxMessagePayloadLength));
+        ArgumentOutOfRangeException.ThrowIfGreaterThan(MaxMessagePayloadLength, Array.MaxLength, nameof(MaxMessagePayloadLength));
+        ArgumentOutOfRangeException.ThrowIfNegative(MaxDrainBytes, nameof(MaxDrainBytes));
+        ArgumentOutOfRangeException.ThrowIfLessThan(KeepAliveInterval, TimeSpan.Zero, nameof(KeepAliveInterval));
+        ArgumentOutOfRangeException.ThrowIfLessThan(KeepAliveTimeout, TimeSpan.Zero, nameof(KeepAliveTimeout));
+        ArgumentOutOfRangeException.ThrowIfLessThan(IdleTimeout, TimeSpan.Zero, nameof(IdleTimeout));
+        ArgumentOutOfRangeException.ThrowIfLessThan(CloseTimeout, TimeSpan.Zero, nameof(CloseTimeout));
+    }
 
     internal FrameDecoderOptions ToDecoderOptions() => new()
     {

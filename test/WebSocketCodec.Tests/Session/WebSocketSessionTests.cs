@@ -110,8 +110,9 @@ public class WebSocketSessionTests
         Assert.Equal(violation, session.Violation);
         var close = Assert.Single(Pending(session));
         Assert.Equal(status, (close.Payload[0] << 8) | close.Payload[1]);
-        Assert.Equal(WebSocketSessionState.Closed, session.State);
-        Assert.Equal(OperationStatus.Done, Feed(session, input, []).Status); // failed for good, nothing more written
+        Assert.Equal(WebSocketSessionState.CloseSent, session.State); // draining until the peer's Close
+        Assert.True(session.IsDraining);
+        Assert.Equal(OperationStatus.NeedMoreData, Feed(session, input, []).Status); // skipped, nothing more written
         Assert.Empty(Pending(session));
     }
 

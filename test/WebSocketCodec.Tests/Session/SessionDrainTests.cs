@@ -1,0 +1,282 @@
+using System.Buffers;
+using System.Text;
+
+namespace WebSocketCodec.Tests;
+
+/// <summary>The frame-aligned drain after a violation, split headers carried by the session, memory that follows the
+/// bytes received, and Pongs collapsed.</summary>
+public class SessionDrainTests
+{
+    private static readonly FrameEncoder Client = new(WebSocketRole.Client);
+
+    private static byte[] Frame(WebSocketOpcode opcode, ReadOnlySpan<byte> payload, bool fin = true)
+    {
+        var writer = new ArrayBufferWriter<byte>();
+        Client.Write(writer, opcode, payload, fin);
+        return writer.WrittenSpan.ToArray();
+    }
+
+    private static byte[] Close(ushort status, string reason = "") =>
+        Frame(WebSocketOpcode.Close, [(byte)(status >> 8), (byte)status, .. Encoding.UTF8.GetBytes(reason)]);
+
+    /// <summary>A masked frame with any first byte and payload (reserved opcodes, RSV bits, bad close payloads).</summary>
+    private static byte[] RawFrame(byte first, byte[] payload)
+    {
+        byte[] key = [1, 2, 3, 4];
+        var bytes = new List<byte> { first };
+        if (payload.Length < 126)
+        {
+            bytes.Add((byte)(0x80 | payload.Length));
+        }
+        else
+        {
+            bytes.Add(0x80 | 126);
+            bytes.Add((byte)(payload.Length >> 8));
+            bytes.Add((byte)payload.Length);
+        }
+
+        bytes.AddRange(key);
+        bytes.AddRange(payload.Select((b, i) => (byte)(b ^ key[i % 4])));
+        return [.. bytes];
+    }
+
+    private struct Recorder(List<(WebSocketOpcode Opcode, byte[] Payload)> frames) : IFrameHandler
+    {
+        public readonly bool OnFrame(WebSocketOpcode opcode, bool fin, int rsv, Span<byte> payload)
+        {
+            frames.Add((opcode, payload.ToArray()));
+            return true;
+        }
+    }
+
+    /// <summary>Feeds <paramref name="input"/> in pieces cut at <paramref name="cuts"/>, offering unconsumed bytes again
+    /// (the session consumes all but what follows the end).</summary>
+    private static List<OperationStatus> FeedSplit(WebSocketSession session, byte[] input, IEnumerable<int> cuts, List<(WebSocketOpcode, byte[])> frames)
+    {
+        input = input.ToArray(); // payloads are unmasked in place
+        var statuses = new List<OperationStatus>();
+        int start = 0;
+        foreach (int cut in cuts.Append(input.Length))
+        {
+            var recorder = new Recorder(frames);
+            OperationStatus status = session.Receive(input.AsSpan(start, cut - start), ref recorder, out int consumed);
+            statuses.Add(status);
+            if (status == OperationStatus.Done || session.State == WebSocketSessionState.Closed)
+            {
+                break;
+            }
+
+            Assert.Equal(cut - start, consumed); // a split header is carried inside the session
+            start = cut;
+        }
+
+        return statuses;
+    }
+
+    private static List<(WebSocketOpcode Opcode, byte[] Payload)> Written(WebSocketSession session)
+    {
+        var decoder = new FrameDecoder(WebSocketRole.Client);
+        var frames = new List<(WebSocketOpcode, byte[])>();
+        Span<byte> rest = session.PendingOutput.ToArray();
+        while (!rest.IsEmpty)
+        {
+            Assert.Equal(OperationStatus.Done, decoder.ReadFrame(rest, out FrameHeader header, out Span<byte> payload, out _));
+            frames.Add((header.Opcode, payload.ToArray()));
+            rest = rest.Slice((int)header.FrameLength);
+        }
+
+        session.ClearPendingOutput();
+        return frames;
+    }
+
+    private static ushort StatusOf(byte[] closePayload) => (ushort)((closePayload[0] << 8) | closePayload[1]);
+
+    public static TheoryData<string, byte[], ushort> ViolationsFollowedByTheirClose()
+    {
+        byte[] data = Frame(WebSocketOpcode.Binary, new byte[300]);
+        return new TheoryData<string, byte[], ushort>
+        {
+            // The peer kept writing after the violation, then answered our Close.
+            { "reserved opcode", [.. RawFrame(0x83, new byte[10]), .. data, .. Frame(WebSocketOpcode.Text, "x"u8), .. Close(1002)], 1002 },
+            { "rsv bit", [.. RawFrame(0xC2, new byte[200]), .. data, .. Close(1002)], 1002 },
+            { "bad utf-8 in a fragment", [.. Frame(WebSocketOpcode.Text, "ok"u8, fin: false), .. Frame(WebSocketOpcode.Continuation, [0xC0, 0x80, 0x41], fin: false), .. Frame(WebSocketOpcode.Continuation, new byte[130]), .. Close(1007)], 1007 },
+            { "continuation outside a message", [.. Frame(WebSocketOpcode.Continuation, new byte[5]), .. data, .. Close(1002)], 1002 },
+            { "ping too long", [.. RawFrame(0x89, new byte[126]), .. Frame(WebSocketOpcode.Ping, "p"u8), .. Close(1002)], 1002 },
+            { "fragmented ping", [.. RawFrame(0x09, new byte[3]), .. data, .. Close(1002)], 1002 },
+        };
+    }
+
+    [Theory]
+    [MemberData(nameof(ViolationsFollowedByTheirClose))]
+    public void TheDrainFindsThePeersCloseBehindOtherFramesAtEverySplit(string name, byte[] input, ushort sent)
+    {
+        Assert.NotNull(name);
+        for (int cut = 0; cut <= input.Length; cut++)
+        {
+            var pool = new CountingArrayPool();
+            using var session = new WebSocketSession(WebSocketRole.Server, new WebSocketSessionOptions { Pool = pool });
+            List<OperationStatus> statuses = FeedSplit(session, input, [cut], []);
+
+            Assert.Contains(OperationStatus.InvalidData, statuses);
+            Assert.Equal(WebSocketSessionState.Closed, session.State); // the close exchange is complete
+            Assert.Null(session.Timeout);
+            Assert.Equal(sent, session.SentCloseStatus);
+            Assert.Equal(sent, session.ReceivedCloseStatus); // read from the peer's (masked) Close while draining
+            var close = Assert.Single(Written(session), f => f.Opcode == WebSocketOpcode.Close);
+            Assert.Equal(sent, StatusOf(close.Payload));
+            Assert.Equal(0, pool.Outstanding);
+        }
+    }
+
+    public static TheoryData<string, byte[], ushort> InvalidCloses() => new()
+    {
+        { "close code 999", Close(999), 1002 },
+        { "close code 1005 on the wire", Close(1005), 1002 },
+        { "one-byte close", RawFrame(0x88, [3]), 1002 },
+        { "close of 126 bytes", RawFrame(0x88, [3, 232, .. new byte[124]]), 1002 },
+        { "fragmented close", RawFrame(0x08, [3, 232]), 1002 },
+        { "close with rsv", RawFrame(0xC8, [3, 232]), 1002 },
+        { "close reason not utf-8", RawFrame(0x88, [3, 232, 0xFF, 0xFE]), 1007 },
+    };
+
+    [Theory]
+    [MemberData(nameof(InvalidCloses))]
+    public void AnInvalidCloseCompletesTheExchangeAtOnce(string name, byte[] close, ushort sent)
+    {
+        Assert.NotNull(name);
+        byte[] input = [.. Frame(WebSocketOpcode.Text, "before"u8), .. close, .. Frame(WebSocketOpcode.Text, "never"u8)];
+        for (int cut = 0; cut <= input.Length; cut++)
+        {
+            using var session = new WebSocketSession(WebSocketRole.Server);
+            var frames = new List<(WebSocketOpcode, byte[])>();
+            List<OperationStatus> statuses = FeedSplit(session, input, [cut], frames);
+
+            Assert.Contains(OperationStatus.InvalidData, statuses);
+            Assert.Equal(WebSocketSessionState.Closed, session.State); // no wait for another Close
+            Assert.Equal(sent, session.SentCloseStatus);
+            Assert.Equal("before", Encoding.UTF8.GetString(Assert.Single(frames).Item2));
+            Assert.Equal(sent, StatusOf(Assert.Single(Written(session)).Payload));
+        }
+    }
+
+    [Fact]
+    public void TheDrainEndsAtItsByteBoundAsACloseTimeout()
+    {
+        using var session = new WebSocketSession(WebSocketRole.Server, new WebSocketSessionOptions { MaxDrainBytes = 10_000 });
+        FeedSplit(session, RawFrame(0x83, []), [], []);
+        Assert.True(session.IsDraining);
+        byte[] data = Frame(WebSocketOpcode.Binary, new byte[1000]);
+        for (int i = 0; i < 9; i++)
+        {
+            FeedSplit(session, data, [], []);
+        }
+
+        Assert.Equal(WebSocketSessionState.CloseSent, session.State);
+        FeedSplit(session, data, [], []);
+        Assert.Equal(WebSocketSessionState.Closed, session.State);
+        Assert.Equal(SessionTimerResult.CloseTimeout, session.Timeout);
+    }
+
+    [Fact]
+    public void AnUnalignableLengthDrainsToTheBound()
+    {
+        using var session = new WebSocketSession(WebSocketRole.Server, new WebSocketSessionOptions { MaxDrainBytes = 100 });
+        // A 64-bit length with its top bit set: no frame can follow, so not even a Close is looked for.
+        FeedSplit(session, [0x82, 0xFF, 0x80, 0, 0, 0, 0, 0, 0, 0, 1, 2, 3, 4, .. Close(1000)], [], []);
+        Assert.Equal(WebSocketSessionState.CloseSent, session.State);
+        FeedSplit(session, new byte[100], [], []);
+        Assert.Equal(SessionTimerResult.CloseTimeout, session.Timeout);
+    }
+
+    [Fact]
+    public void AFailedHandlerClosesWith1011AndDrainsFromTheFrameAfterIt()
+    {
+        using var session = new WebSocketSession(WebSocketRole.Server);
+        byte[] first = Frame(WebSocketOpcode.Text, "boom"u8);
+        byte[] input = [.. first, .. Frame(WebSocketOpcode.Binary, new byte[200]), .. Close(1011)];
+        var thrower = new Thrower();
+        Assert.Throws<InvalidOperationException>(() => session.Receive(input, ref thrower, out _));
+
+        int used = session.OnHandlerFailed();
+
+        Assert.Equal(first.Length, used);
+        Assert.True(session.IsDraining);
+        var recorder = new Recorder([]);
+        Assert.Equal(OperationStatus.Done, session.Receive(input.AsSpan(used), ref recorder, out _));
+        Assert.Equal(WebSocketSessionState.Closed, session.State);
+        Assert.Equal((ushort)1011, session.SentCloseStatus);
+        Assert.Equal((ushort)1011, session.ReceivedCloseStatus);
+    }
+
+    private struct Thrower : IFrameHandler
+    {
+        public readonly bool OnFrame(WebSocketOpcode opcode, bool fin, int rsv, Span<byte> payload) =>
+            throw new InvalidOperationException("the application failed");
+    }
+
+    [Fact]
+    public void MemoryFollowsTheBytesReceivedNotTheLengthAnnounced()
+    {
+        var pool = new CountingArrayPool();
+        using var session = new WebSocketSession(WebSocketRole.Server, new WebSocketSessionOptions { Pool = pool });
+        byte[] payload = new byte[3 * 1024 * 1024 + 5];
+        new Random(7).NextBytes(payload);
+        byte[] frame = Frame(WebSocketOpcode.Binary, payload);
+        var frames = new List<(WebSocketOpcode, byte[])>();
+
+        var recorder = new Recorder(frames);
+        session.Receive(frame.AsSpan(0, 14 + 1000), ref recorder, out _);
+        Assert.True(pool.OutstandingBytes <= 1000 + 64 * 1024, $"{pool.OutstandingBytes} B held for 1000 B received");
+
+        for (int offset = 14 + 1000; offset < frame.Length; offset += 100_000)
+        {
+            int length = Math.Min(100_000, frame.Length - offset);
+            long receivedBefore = offset - 14;
+            session.Receive(frame.AsSpan(offset, length), ref recorder, out _);
+            if (frames.Count == 0)
+            {
+                Assert.True(pool.OutstandingBytes <= receivedBefore + length + 64 * 1024);
+            }
+        }
+
+        Assert.Equal(payload, Assert.Single(frames).Item2);
+        Assert.Equal(0, pool.Outstanding);
+    }
+
+    [Fact]
+    public void PingsInARowGetOnePongForTheLatest()
+    {
+        using var session = new WebSocketSession(WebSocketRole.Server);
+        var input = new List<byte>();
+        for (int i = 0; i < 100; i++)
+        {
+            input.AddRange(Frame(WebSocketOpcode.Ping, [(byte)i]));
+        }
+
+        input.AddRange(Frame(WebSocketOpcode.Text, "data"u8));
+        input.AddRange(Frame(WebSocketOpcode.Ping, "a"u8));
+        input.AddRange(Frame(WebSocketOpcode.Ping, "b"u8));
+        input.AddRange(Close(1000));
+        FeedSplit(session, [.. input], [], []);
+
+        Assert.Equal(
+            [(WebSocketOpcode.Pong, "63"), (WebSocketOpcode.Pong, "62"), (WebSocketOpcode.Close, "03E8")],
+            Written(session).Select(f => (f.Opcode, Convert.ToHexString(f.Payload))));
+    }
+
+    [Theory]
+    [InlineData(nameof(WebSocketSessionOptions.MaxMessagePayloadLength))]
+    [InlineData(nameof(WebSocketSessionOptions.MaxFramePayloadLength))]
+    [InlineData(nameof(WebSocketSessionOptions.CloseTimeout))]
+    public void OptionsTheCodeCannotHoldAreRefused(string option)
+    {
+        WebSocketSessionOptions options = option switch
+        {
+            nameof(WebSocketSessionOptions.MaxMessagePayloadLength) => new() { MaxMessagePayloadLength = (long)int.MaxValue + 1 },
+            nameof(WebSocketSessionOptions.MaxFramePayloadLength) => new() { MaxFramePayloadLength = -1 },
+            _ => new() { CloseTimeout = TimeSpan.FromSeconds(-1) },
+        };
+        var error = Assert.Throws<ArgumentOutOfRangeException>(() => new WebSocketSession(WebSocketRole.Server, options));
+        Assert.Equal(option, error.ParamName);
+    }
+}
