@@ -31,7 +31,10 @@ internal sealed partial class WebSocketEndpointHandler(
 
         Stream stream = await KestrelHandshake.AcceptAsync(context, upgrade!, multiplexed, subprotocol).ConfigureAwait(false);
         IDuplexPipe transport = multiplexed ? new Http2StreamTransport(stream, context.Response) : new StreamDuplexPipe(stream, leaveOpen: true);
-        using var channel = new WebSocketChannel(transport, WebSocketRole.Server, options.Session, subprotocol);
+        using var channel = new WebSocketChannel(transport, WebSocketRole.Server, options.Session, subprotocol)
+        {
+            TransportAbort = context.Abort, // a peer that stopped reading: the connection (HTTP/1.1) or RST_STREAM (HTTP/2)
+        };
         registry.Add(channel);
 
         // The connection's end or the client's RST_STREAM aborts this websocket (and only this one).

@@ -48,7 +48,10 @@ public static class WebSocketListenOptionsExtensions
                     return;
                 }
 
-                using var channel = new WebSocketChannel(connection.Transport, WebSocketRole.Server, options.Session, result.Subprotocol);
+                using var channel = new WebSocketChannel(connection.Transport, WebSocketRole.Server, options.Session, result.Subprotocol)
+                {
+                    TransportAbort = connection.Abort, // a peer that stopped reading is cut off
+                };
                 registry.Add(channel);
                 try
                 {

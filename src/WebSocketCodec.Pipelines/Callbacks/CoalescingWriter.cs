@@ -19,9 +19,16 @@ internal sealed class CoalescingWriter(PipeWriter inner) : IBufferWriter<byte>
     private int _start;
     private int _capacity;
     private int _written;
+    private long _committed;
 
     /// <summary>The pipe this writes to.</summary>
     public PipeWriter Inner => inner;
+
+    /// <summary>Bytes committed to the pipe so far, in all.</summary>
+    public long Committed => _committed;
+
+    /// <summary>Bytes written into the chunk held and not committed yet.</summary>
+    public int Pending => _written;
 
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
     public Span<byte> GetSpan(int sizeHint = 0)
@@ -60,6 +67,7 @@ internal sealed class CoalescingWriter(PipeWriter inner) : IBufferWriter<byte>
         if (_written > 0)
         {
             inner.Advance(_written);
+            _committed += _written;
         }
 
         _array = null;

@@ -9,23 +9,23 @@ namespace WebSocketCodec.Pipelines;
 // Closing: the bounded drain, timers, completing the transport, and reporting the end.
 public sealed partial class WebSocketChannel
 {
-    /// <summary>Reads and discards input until the peer's Close (when <paramref name="probeForClose"/>) or FIN, for at
-    /// most the close timeout and <see cref="MaxDrainBytes"/>; running out of either counts as a close timeout.</summary>
-    private async Task DrainAsync(PipeReader reader, bool probeForClose)
+    /// <summary>After the close exchange, as a client: reads and discards input until the server's FIN, for at most
+    /// the close timeout and <see cref="WebSocketSessionOptions.MaxDrainBytes"/>; running out of either counts as a
+    /// close timeout.</summary>
+    private async Task DrainAsync(PipeReader reader)
     {
         _timer?.Change(System.Threading.Timeout.InfiniteTimeSpan, System.Threading.Timeout.InfiniteTimeSpan);
+        _ = _output.FlushAsync();
         using var deadline = new CancellationTokenSource(_session.Options.CloseTimeout, _time);
         long drained = 0;
         try
         {
-            while (drained < MaxDrainBytes && !_aborted)
+            while (drained < _session.Options.MaxDrainBytes && !_aborted)
             {
                 ReadResult result = await reader.ReadAsync(deadline.Token).ConfigureAwait(false);
-                ReadOnlySequence<byte> buffer = result.Buffer;
-                bool sawClose = probeForClose && StartsWithClose(buffer, out _drainedCloseStatus);
-                drained += buffer.Length;
-                reader.AdvanceTo(buffer.End);
-                if (result.IsCompleted || sawClose)
+                drained += result.Buffer.Length;
+                reader.AdvanceTo(result.Buffer.End);
+                if (result.IsCompleted)
                 {
                     return;
                 }
@@ -40,67 +40,97 @@ public sealed partial class WebSocketChannel
         }
     }
 
-    /// <summary>Whether a read that starts on a frame boundary holds a Close (the peer's answer to ours), and its status
-    /// (1005 when it has none).</summary>
-    private bool StartsWithClose(in ReadOnlySequence<byte> buffer, out ushort? status)
-    {
-        status = null;
-        Span<byte> copy = stackalloc byte[512];
-        int length = (int)Math.Min(buffer.Length, copy.Length);
-        buffer.Slice(0, length).CopyTo(copy);
-        var probe = new FrameDecoder(Role, new FrameDecoderOptions { ValidateUtf8 = false });
-        Span<byte> rest = copy.Slice(0, length);
-        while (probe.ReadFrame(rest, out FrameHeader header, out Span<byte> payload, out _) == OperationStatus.Done)
-        {
-            if (header.Opcode == WebSocketOpcode.Close)
-            {
-                status = payload.Length >= 2 ? System.Buffers.Binary.BinaryPrimitives.ReadUInt16BigEndian(payload) : (ushort)CloseStatus.NoStatusReceived;
-                return true;
-            }
-
-            rest = rest.Slice((int)header.FrameLength);
-        }
-
-        return false;
-    }
-
+    /// <summary>Arms the timer for the next of the session's timers and the slow-consumer deadline; the caller holds
+    /// the output's lock.</summary>
     private void ArmTimer()
     {
+        _armedForClose = _session.State == WebSocketSessionState.CloseSent;
         TimeSpan due = _session.NextTimerDue;
+        long since = Volatile.Read(ref _unwritableSince);
+        TimeSpan slow = _session.Options.SlowConsumerTimeout;
+        if (since != 0 && slow > TimeSpan.Zero && _session.State == WebSocketSessionState.Open)
+        {
+            TimeSpan left = slow - _time.GetElapsedTime(since);
+            left = left < TimeSpan.Zero ? TimeSpan.Zero : left;
+            due = due == System.Threading.Timeout.InfiniteTimeSpan || left < due ? left : due;
+        }
+
         if (due == System.Threading.Timeout.InfiniteTimeSpan)
         {
             _timer?.Change(System.Threading.Timeout.InfiniteTimeSpan, System.Threading.Timeout.InfiniteTimeSpan);
             return;
         }
 
-        _timer ??= _time.CreateTimer(
-            static state => ((WebSocketChannel)state!)._transport.Input.CancelPendingRead(),
-            this, System.Threading.Timeout.InfiniteTimeSpan, System.Threading.Timeout.InfiniteTimeSpan);
+        _timer ??= _time.CreateTimer(static state => ((WebSocketChannel)state!).OnTimerFired(), this,
+            System.Threading.Timeout.InfiniteTimeSpan, System.Threading.Timeout.InfiniteTimeSpan);
         _timer.Change(due, System.Threading.Timeout.InfiniteTimeSpan);
     }
 
-    /// <summary>Ends our direction of the transport: half-closes it when it can (<see cref="IHalfClosingDuplexPipe"/>,
-    /// an HTTP/2 stream's END_STREAM), else completes its writer; with <paramref name="halfCloseOnly"/>, a transport
-    /// that cannot half-close is left as it is.</summary>
-    private async ValueTask CompleteOutputAsync(bool halfCloseOnly = false)
+    /// <summary>A timer is due: the loop runs it next, whether it waits for input or for the output to drain.</summary>
+    private void OnTimerFired()
+    {
+        _timerDue = true;
+        try
+        {
+            _transport.Input.CancelPendingRead();
+        }
+        catch (Exception error) when (error is InvalidOperationException or ObjectDisposedException)
+        {
+            // The loop ended in between.
+        }
+
+        WakeLoop();
+    }
+
+    /// <summary>Ends our direction of the transport once: flushes what was appended (our Close included) within the
+    /// close timeout, or not at all when the websocket was given up (aborted, keep-alive or close timeout, slow
+    /// consumer), cancelling a stuck flush and tearing the transport down (<see cref="TransportAbort"/>); then
+    /// half-closes the transport when it can (<see cref="IHalfClosingDuplexPipe"/>, an HTTP/2 stream's END_STREAM) or
+    /// completes its writer. With <paramref name="halfCloseOnly"/>, a transport that cannot half-close is left as it is.
+    /// </summary>
+    private Task EndOutputAsync(bool halfCloseOnly)
     {
         if (halfCloseOnly && _transport is not IHalfClosingDuplexPipe)
         {
-            return;
+            return Task.CompletedTask;
         }
 
-        await _writeLock.WaitAsync().ConfigureAwait(false);
+        lock (_output.Sync)
+        {
+            return _endingOutput ??= EndOutputCoreAsync(halfCloseOnly);
+        }
+    }
+
+    private async Task EndOutputCoreAsync(bool halfClose)
+    {
+        await Task.Yield(); // never under the caller's lock
+        bool givenUp = _aborted || _slowConsumer || _session.Timeout is SessionTimerResult.KeepAliveTimeout or SessionTimerResult.CloseTimeout;
+        Task flushed = _output.FlushAsync();
+        bool stuck = false;
+        if (!flushed.IsCompleted)
+        {
+            TimeSpan bound = givenUp ? TimeSpan.Zero : _session.Options.CloseTimeout;
+            try
+            {
+                await flushed.WaitAsync(bound, _time).ConfigureAwait(false);
+            }
+            catch (TimeoutException)
+            {
+                stuck = true;
+            }
+        }
+
+        if (_output.End() || stuck)
+        {
+            // Even the Close cannot be written: the peer does not read. Tear the connection down.
+            _output.CancelPendingFlush();
+            AbortTransport();
+            await _output.IdleAsync().ConfigureAwait(false);
+        }
+
         try
         {
-            if (_outputCompleted)
-            {
-                return;
-            }
-
-            _outputClosed = true;
-            _outputCompleted = true;
-            _output.Commit();
-            if (halfCloseOnly && _transport is IHalfClosingDuplexPipe halfClosing)
+            if (halfClose && _transport is IHalfClosingDuplexPipe halfClosing)
             {
                 await halfClosing.CloseOutputAsync().ConfigureAwait(false);
             }
@@ -109,9 +139,25 @@ public sealed partial class WebSocketChannel
                 await _transport.Output.CompleteAsync().ConfigureAwait(false);
             }
         }
+        catch (Exception error) when (error is IOException or ObjectDisposedException or InvalidOperationException or OperationCanceledException)
+        {
+            // The transport was torn down or failed: nothing left to end.
+        }
         finally
         {
-            _writeLock.Release();
+            _output.Release();
+        }
+    }
+
+    private void AbortTransport()
+    {
+        try
+        {
+            TransportAbort?.Invoke();
+        }
+        catch (Exception error) when (error is ObjectDisposedException or InvalidOperationException or IOException)
+        {
+            // Already gone.
         }
     }
 

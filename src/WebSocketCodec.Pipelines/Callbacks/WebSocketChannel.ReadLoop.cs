@@ -14,6 +14,23 @@ public sealed partial class WebSocketChannel
         PipeReader reader = _transport.Input;
         while (true)
         {
+            // Above the high water mark, stop reading until the output drains to the low mark, a timer fires, or the
+            // websocket ends. After our Close nothing more is sent, so the loop reads on to find the peer's Close.
+            while (!_output.IsWritable && !_output.IsEnded && !_aborted && !_timerDue && _session.State == WebSocketSessionState.Open)
+            {
+                await WaitWritableOrWakeAsync().ConfigureAwait(false);
+            }
+
+            if (_aborted)
+            {
+                return;
+            }
+
+            if (_timerDue && OnTimerDue())
+            {
+                return; // the peer is gone or unresponsive: close the transport now
+            }
+
             ReadResult result = await reader.ReadAsync().ConfigureAwait(false);
             if (_aborted)
             {
@@ -22,9 +39,8 @@ public sealed partial class WebSocketChannel
 
             ReadOnlySequence<byte> buffer = result.Buffer;
             OperationStatus status = OperationStatus.NeedMoreData;
-            SessionTimerResult timer = SessionTimerResult.None;
-            await EnterWriteAsync(default).ConfigureAwait(false);
-            try
+            bool stopped;
+            lock (_output.Sync)
             {
                 SequencePosition consumed = buffer.Start;
                 if (!buffer.IsEmpty)
@@ -34,43 +50,27 @@ public sealed partial class WebSocketChannel
                     {
                         status = Dispatch(buffer, listener, out consumed);
                     }
-                    catch (Exception error)
-                    {
-                        // The application failed: 1011, then the closing sequence.
-                        _error = error;
-                        consumed = buffer.End;
-                        _session.StartClose((ushort)CloseStatus.InternalError, "internal error");
-                        status = OperationStatus.InvalidData;
-                    }
                     finally
                     {
                         _loopThread = 0;
                     }
                 }
 
-                if (status == OperationStatus.InvalidData)
-                {
-                    // Nothing after a violation is decoded: drop it, so the drain sees the peer's answer at the front.
-                    consumed = buffer.End;
-                }
-
                 reader.AdvanceTo(consumed, buffer.End);
-                if (result.IsCanceled && _session.State != WebSocketSessionState.Closed)
+                if (_session.State == WebSocketSessionState.CloseSent && !_armedForClose)
                 {
-                    timer = _session.OnTimer();
-                    ArmTimer();
+                    ArmTimer(); // the session sent a Close (a violation, a failed listener): the close timeout runs
                 }
 
-                if (!_outputClosed)
-                {
-                    _session.WritePendingOutput(_output);
-                    await FlushLockedAsync(default).ConfigureAwait(false);
-                }
+                stopped = _output.AfterAppendLocked();
             }
-            finally
+
+            if (stopped)
             {
-                ExitWrite();
+                _output.ReportWritability(false);
             }
+
+            _ = _output.FlushAsync(); // never awaited here: the loop does not wait on the network
 
             if (status == OperationStatus.InvalidData)
             {
@@ -79,24 +79,25 @@ public sealed partial class WebSocketChannel
                     WebSocketTelemetry.Violations.Add(1, new KeyValuePair<string, object?>("websocket.violation", _session.Violation.ToString()));
                 }
 
-                // On a transport that can end one direction (HTTP/2): Close, then END_STREAM at once; else nothing yet.
-                await CompleteOutputAsync(halfCloseOnly: true).ConfigureAwait(false);
-
-                await DrainAsync(reader, probeForClose: true).ConfigureAwait(false);
-                return;
-            }
-
-            if (timer is SessionTimerResult.KeepAliveTimeout or SessionTimerResult.CloseTimeout)
-            {
-                return; // the peer is gone or unresponsive: close the transport now
+                // On a transport that can end one direction (HTTP/2): Close, then END_STREAM at once, while the session
+                // drains the peer's side; over TCP the output ends with the connection.
+                if (_transport is IHalfClosingDuplexPipe)
+                {
+                    _ = EndOutputAsync(halfCloseOnly: true);
+                }
             }
 
             if (_session.State == WebSocketSessionState.Closed)
             {
+                if (_session.Timeout is SessionTimerResult.CloseTimeout)
+                {
+                    return; // the drain ran out of bytes
+                }
+
                 if (Role == WebSocketRole.Client)
                 {
                     // RFC 6455 §7.1.1: the server closes the TCP connection first; wait (bounded) for its FIN.
-                    await DrainAsync(reader, probeForClose: false).ConfigureAwait(false);
+                    await DrainAsync(reader).ConfigureAwait(false);
                 }
 
                 return;
@@ -105,6 +106,11 @@ public sealed partial class WebSocketChannel
             if (result.IsCompleted)
             {
                 return; // the peer closed the transport without a Close: 1006
+            }
+
+            if (_session.IsDraining)
+            {
+                continue; // nothing is delivered while draining: no read-complete callback
             }
 
             try
@@ -118,35 +124,89 @@ public sealed partial class WebSocketChannel
         }
     }
 
-    /// <summary>Hands every whole frame in <paramref name="buffer"/> to the session and the listener.</summary>
+    private async Task WaitWritableOrWakeAsync()
+    {
+        Task writable = _output.WaitWritableAsync();
+        if (writable.IsCompleted)
+        {
+            return;
+        }
+
+        var wake = new TaskCompletionSource(TaskCreationOptions.RunContinuationsAsynchronously);
+        Volatile.Write(ref _loopWake, wake);
+        if (_timerDue || _aborted || _output.IsWritable)
+        {
+            return; // woken in between
+        }
+
+        await Task.WhenAny(writable, wake.Task).ConfigureAwait(false);
+    }
+
+    /// <summary>Applies the session's timers and the slow-consumer policy; returns whether the loop must end now.</summary>
+    private bool OnTimerDue()
+    {
+        _timerDue = false;
+        SessionTimerResult timer;
+        lock (_output.Sync)
+        {
+            timer = _session.State == WebSocketSessionState.Closed ? SessionTimerResult.None : _session.OnTimer();
+            long since = Volatile.Read(ref _unwritableSince);
+            TimeSpan slow = _session.Options.SlowConsumerTimeout;
+            if (timer == SessionTimerResult.None && since != 0 && slow > TimeSpan.Zero && !_output.IsWritable
+                && _session.State == WebSocketSessionState.Open && _time.GetElapsedTime(since) >= slow)
+            {
+                // The peer stayed above the high water mark too long: 1008, then the close timeout bounds the rest.
+                _slowConsumer = true;
+                _session.StartClose((ushort)CloseStatus.PolicyViolation, "slow consumer");
+                WebSocketTelemetry.SlowConsumers.Add(1);
+            }
+
+            ArmTimer();
+        }
+
+        _ = _output.FlushAsync();
+        return timer is SessionTimerResult.KeepAliveTimeout or SessionTimerResult.CloseTimeout;
+    }
+
+    /// <summary>Hands every whole frame in <paramref name="buffer"/> to the session and the listener. The session
+    /// carries a header cut between segments or reads itself, so every byte is consumed unless the session ended.</summary>
     private OperationStatus Dispatch(in ReadOnlySequence<byte> buffer, IWebSocketFrameListener listener, out SequencePosition consumed)
     {
         var handler = new ListenerHandler(listener);
         ReadOnlySequence<byte> rest = buffer;
-        OperationStatus status = OperationStatus.NeedMoreData;
-        Span<byte> scratch = stackalloc byte[LongestHeader + 2];
+        OperationStatus result = OperationStatus.NeedMoreData;
         long receivedAt = _time.GetTimestamp(); // once per read, not per segment
         while (!rest.IsEmpty)
         {
             // The pipe's memory is ours until AdvanceTo: payloads are unmasked in it.
             Span<byte> span = MemoryMarshal.AsMemory(rest.First).Span;
+            OperationStatus status;
             int used;
-            if (span.Length < LongestHeader && !rest.IsSingleSegment)
-            {
-                // A header may straddle segments: offer a copy of the next few bytes. What the session consumes from
-                // the copy is released from the pipe, so nothing is unmasked twice.
-                int length = (int)Math.Min(rest.Length, scratch.Length);
-                rest.Slice(0, length).CopyTo(scratch);
-                status = _session.Receive(scratch.Slice(0, length), receivedAt, ref handler, out used);
-            }
-            else
+            try
             {
                 status = _session.Receive(span, receivedAt, ref handler, out used);
             }
+            catch (Exception error)
+            {
+                // The application failed: 1011, then the drain goes on from the frame after the one it was given.
+                _error ??= error;
+                used = _session.OnHandlerFailed();
+                status = OperationStatus.InvalidData;
+            }
 
             rest = rest.Slice(used);
-            if (status != OperationStatus.NeedMoreData || used == 0)
+            if (status == OperationStatus.InvalidData)
             {
+                result = status;
+            }
+            else if (result != OperationStatus.InvalidData)
+            {
+                result = status;
+            }
+
+            if (_session.State == WebSocketSessionState.Closed)
+            {
+                rest = rest.Slice(rest.End); // nothing after the close exchange is read
                 break;
             }
         }
@@ -159,7 +219,7 @@ public sealed partial class WebSocketChannel
             WebSocketTelemetry.MessagesReceived.Add(handler.Messages);
         }
 
-        return status;
+        return result;
     }
 
 

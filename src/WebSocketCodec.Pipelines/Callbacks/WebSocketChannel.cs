@@ -7,24 +7,22 @@ using System.Runtime.InteropServices;
 namespace WebSocketCodec.Pipelines;
 
 /// <summary>
-/// One websocket over an <see cref="IDuplexPipe"/> after the opening handshake: the read loop, the write lock that
-/// orders every send, and the closing sequence. Each <c>ReadAsync</c> hands every whole frame in the buffer to the
-/// listener (payloads unmasked in place, no frame object, no allocation), then one <c>AdvanceTo</c>, then one flush of
-/// everything the listener and the protocol wrote. A protocol violation ends in one Close with its status, flushed,
-/// then the input is drained (bounded in bytes and time) until the peer's Close or FIN, and only then is the transport
-/// closed, so a reset never erases our Close.
+/// One websocket over an <see cref="IDuplexPipe"/> after the opening handshake: the read loop, the outbound side, and
+/// the closing sequence. Each <c>ReadAsync</c> hands every whole frame in the buffer to the listener (payloads unmasked
+/// in place, no frame object, no allocation), then one <c>AdvanceTo</c>, then one flush of everything the listener and
+/// the protocol wrote. Inbound and outbound are apart: appending a frame takes a short lock and never waits for the
+/// network, the read loop never waits on a flush, and the timers (idle, keep-alive, close, slow consumer) always fire.
+/// Outbound bytes waiting for the transport count against high and low water marks (<see cref="IsWritable"/>): above
+/// the high mark <c>SendAsync</c> waits, <see cref="WebSocketFrameSender.TrySend"/> returns false and the loop stops
+/// reading. A protocol violation ends in one Close with its status, then the input is drained frame by frame (bounded
+/// in bytes and time) until the peer's Close or FIN, and only then is the transport closed, so a reset never erases
+/// our Close.
 /// </summary>
 public sealed partial class WebSocketChannel : IDisposable
 {
-    /// <summary>The most input drained after a violation before the transport is closed anyway.</summary>
-    public const int MaxDrainBytes = 1024 * 1024;
-
-    private const int LongestHeader = 14;
-
     private readonly IDuplexPipe _transport;
-    private readonly CoalescingWriter _output;
+    private readonly WebSocketOutput _output;
     private readonly WebSocketSession _session;
-    private readonly SemaphoreSlim _writeLock = new(1, 1);
     private readonly TimeProvider _time;
     private readonly TaskCompletionSource<WebSocketCloseInfo> _completion =
         new(TaskCreationOptions.RunContinuationsAsynchronously);
@@ -32,13 +30,16 @@ public sealed partial class WebSocketChannel : IDisposable
     private ITimer? _timer;
     private int _loopThread;
     private volatile bool _aborted;
-    private bool _outputClosed;
     private int _started;
     private readonly CancellationTokenSource _abortSource = new();
     private Exception? _error;
     private bool _closeTimedOut;
-    private bool _outputCompleted;
-    private ushort? _drainedCloseStatus;
+    private volatile bool _timerDue;
+    private bool _armedForClose;
+    private TaskCompletionSource? _loopWake;
+    private long _unwritableSince;
+    private bool _slowConsumer;
+    private Task? _endingOutput;
 
     /// <summary>Creates the websocket for one end of an upgraded connection.</summary>
     /// <param name="transport">The connection's bytes after the handshake (frames that came with the handshake
@@ -50,14 +51,34 @@ public sealed partial class WebSocketChannel : IDisposable
     {
         ArgumentNullException.ThrowIfNull(transport);
         _transport = transport;
-        _output = new CoalescingWriter(transport.Output);
-        // Every call into the session happens under the write lock, so it writes its control frames straight into
+        WebSocketSessionOptions settings = options ?? WebSocketSessionOptions.Default;
+        _output = new WebSocketOutput(
+            transport.Output, settings.OutboundHighWaterMark, settings.OutboundLowWaterMark, OnWritabilityChanged);
+        // Every call into the session happens under the output's lock, so it writes its control frames straight into
         // the output, in order with the application's frames.
-        _session = new WebSocketSession(role, options) { Output = _output };
+        _session = new WebSocketSession(role, settings) { Output = _output };
         _time = _session.Options.TimeProvider ?? TimeProvider.System;
         Subprotocol = subprotocol;
         Sender = new WebSocketFrameSender(this, _output, _session.Encoder);
     }
+
+    /// <summary>Whether outbound bytes waiting for the transport are under the high water mark (after crossing it:
+    /// until they drop to the low mark). Sends from other threads wait, and the read loop pauses, while it is false.</summary>
+    public bool IsWritable => _output.IsWritable;
+
+    /// <summary>Outbound bytes appended and not yet taken by the transport.</summary>
+    public long UnflushedBytes => _output.Unflushed;
+
+    /// <summary>Raised (on the thread pool) when <see cref="IsWritable"/> changes.</summary>
+    public event Action<WebSocketChannel, bool>? WritabilityChanged;
+
+    /// <summary>
+    /// How to tear the connection down when the output is stuck (a peer that stopped reading, given up by a timer): for
+    /// example Kestrel's <c>ConnectionContext.Abort</c> or <c>HttpContext.Abort</c>, or disposing a client's stream.
+    /// Without it, a stuck flush is cancelled and the transport's writer completed, which may leave the socket open
+    /// until the peer reads.
+    /// </summary>
+    public Action? TransportAbort { get; set; }
 
     /// <summary>Which end this is.</summary>
     public WebSocketRole Role => _session.Role;
@@ -79,7 +100,7 @@ public sealed partial class WebSocketChannel : IDisposable
 
     internal bool IsOnReadLoop => _loopThread == Environment.CurrentManagedThreadId;
 
-    internal bool CanSend => _session.State == WebSocketSessionState.Open && !_outputClosed && !_aborted;
+    internal bool CanSend => _session.State == WebSocketSessionState.Open && !_output.IsEnded && !_aborted;
 
     /// <summary>Runs the callbacks API: hands <paramref name="exchange"/> the frame sender, then reads until the
     /// websocket ends.</summary>
@@ -119,10 +140,14 @@ public sealed partial class WebSocketChannel : IDisposable
         }
         finally
         {
-            _session.Abort(); // returns a partly gathered frame's buffer
+            lock (_output.Sync)
+            {
+                _session.Abort(); // returns a partly gathered frame's buffer
+            }
+
             _timer?.Dispose();
             await _transport.Input.CompleteAsync().ConfigureAwait(false);
-            await CompleteOutputAsync().ConfigureAwait(false);
+            await EndOutputAsync(halfCloseOnly: false).ConfigureAwait(false);
             WebSocketTelemetry.ActiveConnections.Add(-1);
         }
 
@@ -132,7 +157,7 @@ public sealed partial class WebSocketChannel : IDisposable
         }
 
         var info = new WebSocketCloseInfo(
-            _session.ReceivedCloseStatus ?? _drainedCloseStatus, _session.ReceivedCloseReason, _session.SentCloseStatus, _session.Violation,
+            _session.ReceivedCloseStatus, _session.ReceivedCloseReason, _session.SentCloseStatus, _session.Violation,
             _session.Timeout ?? (_closeTimedOut ? SessionTimerResult.CloseTimeout : null), _error);
         Report(info, activity);
         try
@@ -147,36 +172,30 @@ public sealed partial class WebSocketChannel : IDisposable
         return info;
     }
 
-    /// <summary>Starts the close handshake: sends a Close with <paramref name="status"/> and waits for the peer's
-    /// within the close timeout (<see cref="Completion"/> then completes). Does nothing if a Close was sent already.
-    /// Safe from any thread and from a listener callback.</summary>
+    /// <summary>Starts the close handshake: sends a Close with <paramref name="status"/> and waits until it is flushed
+    /// (the peer's answer is awaited by the read loop within the close timeout; <see cref="Completion"/> then
+    /// completes). Does nothing if a Close was sent already. Safe from any thread and from a listener callback.</summary>
     public async ValueTask CloseAsync(
         ushort status = (ushort)CloseStatus.NormalClosure, string? reason = null, CancellationToken cancellationToken = default)
     {
-        if (IsOnReadLoop)
+        bool started;
+        lock (_output.Sync)
         {
-            // The loop holds the write lock; it writes and flushes the Close after this read.
-            if (_session.StartClose(status, reason))
+            started = _session.StartClose(status, reason);
+            if (started)
             {
                 ArmTimer();
             }
-
-            return;
         }
 
-        await EnterWriteAsync(cancellationToken).ConfigureAwait(false);
-        try
+        if (started && !IsOnReadLoop && !_aborted)
         {
-            if (_session.StartClose(status, reason) && !_aborted)
+            // On the loop, the loop flushes after this read; elsewhere flush now.
+            Task flushed = _output.FlushAsync();
+            if (!flushed.IsCompleted)
             {
-                ArmTimer();
-                _session.WritePendingOutput(_output);
-                await FlushLockedAsync(cancellationToken).ConfigureAwait(false);
+                await flushed.WaitAsync(cancellationToken).ConfigureAwait(false);
             }
-        }
-        finally
-        {
-            ExitWrite();
         }
     }
 
@@ -212,12 +231,14 @@ public sealed partial class WebSocketChannel : IDisposable
         {
             _abortSource.Cancel();
             _transport.Input.CancelPendingRead();
-            _transport.Output.CancelPendingFlush();
         }
         catch (Exception error) when (error is InvalidOperationException or ObjectDisposedException)
         {
             // The loop completed the transport in between: nothing left to abort.
         }
+
+        _output.CancelPendingFlush();
+        WakeLoop();
     }
 
     /// <summary>Aborts the websocket if it runs; returns its buffers if it never ran.</summary>
@@ -230,38 +251,34 @@ public sealed partial class WebSocketChannel : IDisposable
         }
     }
 
-    internal ValueTask EnterWriteAsync(CancellationToken cancellationToken)
-    {
-        Task wait = _writeLock.WaitAsync(cancellationToken);
-        return wait.IsCompletedSuccessfully ? default : new ValueTask(wait);
-    }
+    /// <summary>Starts a flush of what was appended (from a sender that is not on the read loop) and, when the
+    /// websocket stopped being writable, says so.</summary>
+    internal Task KickFlush() => _output.FlushAsync();
 
-    internal void ExitWrite() => _writeLock.Release();
-
-    /// <summary>Flushes the output; the caller holds the write lock. Pooled: a flush that waits for the transport
-    /// (backpressure) reuses a state machine instead of allocating one.</summary>
-    [AsyncMethodBuilder(typeof(PoolingAsyncValueTaskMethodBuilder))]
-    internal async ValueTask FlushLockedAsync(CancellationToken cancellationToken)
+    private void OnWritabilityChanged(bool writable)
     {
-        _output.Commit();
-        PipeWriter output = _transport.Output;
-        if (output.CanGetUnflushedBytes)
+        if (!writable)
         {
-            long pending = output.UnflushedBytes;
-            if (pending == 0)
+            Interlocked.CompareExchange(ref _unwritableSince, Math.Max(1, _time.GetTimestamp()), 0);
+        }
+        else
+        {
+            Volatile.Write(ref _unwritableSince, 0);
+        }
+
+        if (_session.Options.SlowConsumerTimeout > TimeSpan.Zero && !writable)
+        {
+            lock (_output.Sync)
             {
-                return;
+                ArmTimer();
             }
-
-            WebSocketTelemetry.BytesSent.Add(pending);
         }
 
-        FlushResult result = await output.FlushAsync(cancellationToken).ConfigureAwait(false);
-        if (result.IsCompleted || result.IsCanceled)
-        {
-            _outputClosed = true;
-        }
+        WakeLoop();
+        WritabilityChanged?.Invoke(this, writable);
     }
+
+    private void WakeLoop() => Interlocked.Exchange(ref _loopWake, null)?.TrySetResult();
 
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
     internal void CheckOnReadLoop()

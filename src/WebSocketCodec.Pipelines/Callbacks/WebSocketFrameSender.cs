@@ -1,27 +1,28 @@
 using System.Buffers;
-using System.IO.Pipelines;
 using System.Runtime.CompilerServices;
 
 namespace WebSocketCodec.Pipelines;
 
 /// <summary>
-/// Sends frames on one websocket, in the three tiers of the core encoder, straight into the connection's
-/// <see cref="PipeWriter"/>. The synchronous methods are for the read loop (inside
-/// <see cref="IWebSocketFrameListener.OnFrame"/>); the loop flushes once after each read. From any other thread use the
-/// asynchronous methods: they take the connection's write lock, so they are ordered with the loop's own Pongs and
-/// Close, and they flush.
+/// Sends frames on one websocket, in the three tiers of the core encoder, into the connection's outbound side. The
+/// synchronous methods are for the read loop (inside <see cref="IWebSocketFrameListener.OnFrame"/>); the loop flushes
+/// once after each read. From any other thread use <see cref="SendAsync"/>, <see cref="SendBulkAsync{TState}"/> or
+/// <see cref="TrySend"/>: appending takes a short lock, so frames keep one order with the loop's own Pongs and Close,
+/// and never waits for the network. After our Close (or once the transport is gone) the synchronous methods drop
+/// their frames and report it (<see cref="Send"/> returns false); only <see cref="CloseAsync"/> sends a Close.
 /// </summary>
 public sealed class WebSocketFrameSender
 {
     private readonly WebSocketChannel _channel;
-    private readonly CoalescingWriter _writer;
+    private readonly WebSocketOutput _output;
     private readonly FrameEncoder _encoder;
     private OutboundFragmentOrder _order;
+    private ArrayBufferWriter<byte>? _discard;
 
-    internal WebSocketFrameSender(WebSocketChannel channel, CoalescingWriter writer, FrameEncoder encoder)
+    internal WebSocketFrameSender(WebSocketChannel channel, WebSocketOutput output, FrameEncoder encoder)
     {
         _channel = channel;
-        _writer = writer;
+        _output = output;
         _encoder = encoder;
     }
 
@@ -34,76 +35,118 @@ public sealed class WebSocketFrameSender
     /// <summary>Whether data frames may still be sent (no Close sent yet and the transport is up).</summary>
     public bool CanSend => _channel.CanSend;
 
+    /// <summary>Whether outbound bytes are under the high water mark (see <see cref="WebSocketChannel.IsWritable"/>).</summary>
+    public bool IsWritable => _output.IsWritable;
+
     /// <summary>Whether the caller is on the read loop, where the synchronous methods may be used.</summary>
     public bool IsOnReadLoop => _channel.IsOnReadLoop;
 
     /// <summary>Tier 1 (frame factory): reserves a frame in the output; write the payload into
-    /// <see cref="ReservedFrame.Payload"/>, then <see cref="ReservedFrame.Commit"/> (which masks for a client).</summary>
-    public ReservedFrame Reserve(WebSocketOpcode opcode, int payloadLength, bool fin = true)
-    {
-        CheckSync(opcode, fin);
-        return _encoder.Reserve(_writer, opcode, payloadLength, fin);
-    }
+    /// <see cref="ReservedFrame.Payload"/>, then <see cref="ReservedFrame.Commit"/> (which masks for a client). After
+    /// our Close the frame is reserved in scratch memory and dropped.</summary>
+    public ReservedFrame Reserve(WebSocketOpcode opcode, int payloadLength, bool fin = true) =>
+        _encoder.Reserve(SyncTarget(opcode, fin), opcode, payloadLength, fin);
 
     /// <summary>Copies <paramref name="payload"/> into a frame in the output (masking the copy for a client).</summary>
+    /// <returns>False when the frame was dropped: our Close was sent, or the transport is gone.</returns>
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
-    public void Send(WebSocketOpcode opcode, ReadOnlySpan<byte> payload, bool fin = true)
+    public bool Send(WebSocketOpcode opcode, ReadOnlySpan<byte> payload, bool fin = true)
     {
-        CheckSync(opcode, fin);
+        _channel.CheckOnReadLoop();
+        CheckDataOpcode(opcode);
+        if (!_channel.CanSend)
+        {
+            return false;
+        }
+
+        OutboundFragmentOrder order = _order;
+        order.Next(opcode, fin);
         // Straight into the coalescing writer (a sealed class, so no interface call per frame): the longest header
         // (14 bytes) plus the payload fits whatever the header's form.
-        CoalescingWriter writer = _writer;
+        CoalescingWriter writer = _output.Current;
         writer.Advance(_encoder.Write(writer.GetSpan(payload.Length + 14), opcode, payload, fin));
+        _order = order; // recorded once the frame is written
+        return true;
     }
 
     /// <summary>Tier 2 (prefix encoder): writes the header into the room in front of a payload you already hold in
     /// <paramref name="buffer"/> at <paramref name="payloadOffset"/> (masking it in place for a client), then the
     /// frame into the output.</summary>
-    /// <returns>The frame's length.</returns>
+    /// <returns>The frame's length; 0 when it was dropped (after our Close).</returns>
     public int SendPrefixed(Span<byte> buffer, int payloadOffset, int payloadLength, WebSocketOpcode opcode, bool fin = true)
     {
-        CheckSync(opcode, fin);
+        IBufferWriter<byte> target = SyncTarget(opcode, fin);
         int start = _encoder.EncodePrefix(buffer, payloadOffset, payloadLength, opcode, fin);
         ReadOnlySpan<byte> frame = buffer.Slice(start, payloadOffset + payloadLength - start);
-        _writer.Write(frame);
-        return frame.Length;
+        target.Write(frame);
+        return target == _discard ? 0 : frame.Length;
     }
 
     /// <summary>Tier 3 (bulk encoder): packs many frames into the output's buffer; call
-    /// <see cref="BulkFrameWriter.Complete"/> when done. Frame order within a message is yours to keep.</summary>
+    /// <see cref="BulkFrameWriter.Complete"/> when done. Frame order within a message is yours to keep. After our
+    /// Close the frames go to scratch memory and are dropped.</summary>
     public BulkFrameWriter BeginBulk(int sizeHint = 16 * 1024)
     {
         _channel.CheckOnReadLoop();
-        _channel.CheckCanSend();
-        return new BulkFrameWriter(_encoder, _writer, sizeHint);
+        return new BulkFrameWriter(_encoder, _channel.CanSend ? _output.Current : Discard, sizeHint);
     }
 
-    /// <summary>From any thread: sends one frame and flushes.</summary>
+    /// <summary>From any thread, without waiting: appends one frame unless the websocket is above its high water mark
+    /// or can no longer send, and starts a flush.</summary>
+    /// <returns>Whether the frame was appended (false: not writable now, or closing; nothing was appended).</returns>
+    public bool TrySend(WebSocketOpcode opcode, ReadOnlySpan<byte> payload, bool fin = true)
+    {
+        CheckDataOpcode(opcode);
+        bool stopped;
+        lock (_output.Sync)
+        {
+            if (!_channel.CanSend || !_output.IsWritable)
+            {
+                return false;
+            }
+
+            OutboundFragmentOrder order = _order;
+            order.Next(opcode, fin);
+            _encoder.Write(_output.Current, opcode, payload, fin);
+            _order = order;
+            stopped = _output.AfterAppendLocked();
+        }
+
+        Flush(stopped);
+        return true;
+    }
+
+    /// <summary>From any thread: waits while the websocket is above its high water mark, then appends one frame and
+    /// starts a flush (it does not wait for the network). On the read loop it is <see cref="Send"/>.</summary>
+    /// <exception cref="InvalidOperationException">The websocket is closing or closed.</exception>
     [AsyncMethodBuilder(typeof(PoolingAsyncValueTaskMethodBuilder))]
     public async ValueTask SendAsync(
         WebSocketOpcode opcode, ReadOnlyMemory<byte> payload, bool fin = true, CancellationToken cancellationToken = default)
     {
+        CheckDataOpcode(opcode);
         if (_channel.IsOnReadLoop)
         {
             Send(opcode, payload.Span, fin);
             return;
         }
 
-        await _channel.EnterWriteAsync(cancellationToken).ConfigureAwait(false);
-        try
+        await WaitWritableAsync(cancellationToken).ConfigureAwait(false);
+        bool stopped;
+        lock (_output.Sync)
         {
             _channel.CheckCanSend();
-            _order.Next(opcode, fin);
-            _encoder.Write(_writer, opcode, payload.Span, fin);
-            await _channel.FlushLockedAsync(cancellationToken).ConfigureAwait(false);
+            OutboundFragmentOrder order = _order;
+            order.Next(opcode, fin);
+            _encoder.Write(_output.Current, opcode, payload.Span, fin);
+            _order = order; // recorded once the frame is written
+            stopped = _output.AfterAppendLocked();
         }
-        finally
-        {
-            _channel.ExitWrite();
-        }
+
+        Flush(stopped);
     }
 
-    /// <summary>From any thread: packs frames with <paramref name="write"/> into one buffer, one write, one flush.</summary>
+    /// <summary>From any thread: waits while the websocket is above its high water mark, then packs frames with
+    /// <paramref name="write"/> into one buffer and starts one flush.</summary>
     [AsyncMethodBuilder(typeof(PoolingAsyncValueTaskMethodBuilder))]
     public async ValueTask SendBulkAsync<TState>(
         BulkWriteAction<TState> write, TState state, int sizeHint = 16 * 1024, CancellationToken cancellationToken = default)
@@ -111,39 +154,85 @@ public sealed class WebSocketFrameSender
         ArgumentNullException.ThrowIfNull(write);
         if (_channel.IsOnReadLoop)
         {
-            WriteBulk(write, state, sizeHint);
+            WriteBulk(write, state, _channel.CanSend ? _output.Current : Discard, sizeHint);
             return;
         }
 
-        await _channel.EnterWriteAsync(cancellationToken).ConfigureAwait(false);
-        try
+        await WaitWritableAsync(cancellationToken).ConfigureAwait(false);
+        bool stopped;
+        lock (_output.Sync)
         {
             _channel.CheckCanSend();
-            WriteBulk(write, state, sizeHint);
-            await _channel.FlushLockedAsync(cancellationToken).ConfigureAwait(false);
+            WriteBulk(write, state, _output.Current, sizeHint);
+            stopped = _output.AfterAppendLocked();
         }
-        finally
-        {
-            _channel.ExitWrite();
-        }
+
+        Flush(stopped);
     }
 
     /// <summary>Starts the close handshake (see <see cref="WebSocketChannel.CloseAsync"/>).</summary>
     public ValueTask CloseAsync(ushort status = (ushort)CloseStatus.NormalClosure, string? reason = null, CancellationToken cancellationToken = default) =>
         _channel.CloseAsync(status, reason, cancellationToken);
 
-    private void WriteBulk<TState>(BulkWriteAction<TState> write, TState state, int sizeHint)
+    private ArrayBufferWriter<byte> Discard
     {
-        var bulk = new BulkFrameWriter(_encoder, _writer, sizeHint);
+        get
+        {
+            _discard ??= new ArrayBufferWriter<byte>(256);
+            _discard.ResetWrittenCount();
+            return _discard;
+        }
+    }
+
+    private void WriteBulk<TState>(BulkWriteAction<TState> write, TState state, IBufferWriter<byte> target, int sizeHint)
+    {
+        var bulk = new BulkFrameWriter(_encoder, target, sizeHint);
         write(ref bulk, state);
         bulk.Complete();
     }
 
-    [MethodImpl(MethodImplOptions.AggressiveInlining)]
-    private void CheckSync(WebSocketOpcode opcode, bool fin)
+    private async ValueTask WaitWritableAsync(CancellationToken cancellationToken)
+    {
+        while (!_output.IsWritable && !_output.IsEnded)
+        {
+            await _output.WaitWritableAsync().WaitAsync(cancellationToken).ConfigureAwait(false);
+        }
+    }
+
+    private void Flush(bool stopped)
+    {
+        if (stopped)
+        {
+            _output.ReportWritability(false);
+        }
+
+        _ = _output.FlushAsync();
+    }
+
+    /// <summary>Where a synchronous send on the loop writes: the output, or scratch memory after our Close.</summary>
+    private IBufferWriter<byte> SyncTarget(WebSocketOpcode opcode, bool fin)
     {
         _channel.CheckOnReadLoop();
-        _channel.CheckCanSend();
+        CheckDataOpcode(opcode);
+        if (!_channel.CanSend)
+        {
+            return Discard;
+        }
+
         _order.Next(opcode, fin);
+        return _output.Current;
     }
+
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    private static void CheckDataOpcode(WebSocketOpcode opcode)
+    {
+        if (opcode == WebSocketOpcode.Close)
+        {
+            ThrowCloseOpcode();
+        }
+    }
+
+    [MethodImpl(MethodImplOptions.NoInlining)]
+    private static void ThrowCloseOpcode() =>
+        throw new ArgumentException("A Close is sent with CloseAsync only: it runs the close handshake.", "opcode");
 }

@@ -50,7 +50,11 @@ public static class WebSocketClient
 
             var pipe = new StreamDuplexPipe(stream);
             string? subprotocol = await HandshakeAsync(pipe, uri, options, deadline.Token).ConfigureAwait(false);
-            return new WebSocketChannel(pipe, WebSocketRole.Client, options.Session, subprotocol);
+            Socket owned = socket;
+            return new WebSocketChannel(pipe, WebSocketRole.Client, options.Session, subprotocol)
+            {
+                TransportAbort = () => owned.Dispose(), // a stuck write ends with the socket
+            };
         }
         catch (OperationCanceledException) when (!cancellationToken.IsCancellationRequested)
         {

@@ -82,7 +82,10 @@ public static class WebSocketHttp2Client
         {
             string? subprotocol = CheckResponse(response, options, uri);
             Stream stream = await response.Content.ReadAsStreamAsync(deadline.Token).ConfigureAwait(false);
-            return new WebSocketChannel(new StreamDuplexPipe(stream), WebSocketRole.Client, options.Session, subprotocol);
+            return new WebSocketChannel(new StreamDuplexPipe(stream), WebSocketRole.Client, options.Session, subprotocol)
+            {
+                TransportAbort = response.Dispose, // resets the stream
+            };
         }
         catch
         {

@@ -39,4 +39,7 @@ public static class WebSocketTelemetry
 
     internal static readonly Counter<long> Violations =
         Meter.CreateCounter<long>("websocketcodec.violations", "{violation}", "Protocol violations by the peer, by rule.");
+
+    internal static readonly Counter<long> SlowConsumers =
+        Meter.CreateCounter<long>("websocketcodec.slow_consumers", "{connection}", "Websockets given up because the peer read too slowly.");
 }

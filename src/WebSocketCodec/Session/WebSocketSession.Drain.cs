@@ -9,8 +9,8 @@ public sealed partial class WebSocketSession
 {
     private bool _draining;
     private bool _violatorPending; // the next header drained is the frame that broke the rule
-    private bool _drainUnaligned;  // a header could not be parsed: only the bounds end the drain
     private bool _drainingClose;
+    private bool _untrustedSkip;   // skipping the payload a refused header announced: its length may be a lie
     private long _drainSkip;
     private long _drainPosition;
     private long _drained;
@@ -95,6 +95,7 @@ public sealed partial class WebSocketSession
         _violatorPending = violatorPending;
         _drainSkip = skip;
         _drainingClose = false;
+        _untrustedSkip = false;
         _drainPosition = 0;
     }
 
@@ -102,6 +103,7 @@ public sealed partial class WebSocketSession
     private int Drain(Span<byte> input)
     {
         int offset = 0;
+        ProbeForClose(input);
         while (State != WebSocketSessionState.Closed && offset < input.Length)
         {
             if (_drainSkip > 0)
@@ -114,18 +116,13 @@ public sealed partial class WebSocketSession
 
                 _drainSkip -= take;
                 offset += take;
+                _untrustedSkip &= _drainSkip > 0;
                 if (_drainSkip == 0 && _drainingClose)
                 {
                     PeerClosedWhileDraining();
                 }
 
                 continue;
-            }
-
-            if (_drainUnaligned)
-            {
-                offset = input.Length;
-                break;
             }
 
             ReadOnlySpan<byte> rest = input.Slice(offset);
@@ -148,14 +145,18 @@ public sealed partial class WebSocketSession
             }
 
             _carry.Clear();
+            offset += headerLength - carried;
             if (status == OperationStatus.InvalidData)
             {
-                _drainUnaligned = true; // a length no frame can have: skip everything up to the bounds
-                offset = input.Length;
-                break;
+                // A length no frame can have: nothing after it is aligned; only a Close at the start of a later read,
+                // or the bounds, end the drain.
+                _violatorPending = false;
+                _drainSkip = long.MaxValue;
+                _untrustedSkip = true;
+                ProbeForClose(input.Slice(offset));
+                continue;
             }
 
-            offset += headerLength - carried;
             bool isClose = (first & 0x0F) == (int)WebSocketOpcode.Close;
             if (_violatorPending)
             {
@@ -165,6 +166,11 @@ public sealed partial class WebSocketSession
                     State = WebSocketSessionState.Closed; // the refused frame was the peer's Close
                     break;
                 }
+
+                _drainSkip = payloadLength;
+                _untrustedSkip = true;
+                ProbeForClose(input.Slice(offset));
+                continue;
             }
             else if (isClose)
             {
@@ -189,6 +195,40 @@ public sealed partial class WebSocketSession
         }
 
         return offset;
+    }
+
+    /// <summary>
+    /// A refused header's length is not trusted (a peer that broke the framing may never send that payload): while its
+    /// payload is skipped, an input that starts with a whole, well-formed Close frame (FIN, the mask bit of the peer's
+    /// role, at most 125 bytes, a valid status) is taken for the peer's answer, and the skip ends there.
+    /// </summary>
+    private void ProbeForClose(ReadOnlySpan<byte> input)
+    {
+        if (!_untrustedSkip || _drainSkip == 0 || input.Length < 2 || input[0] != 0x88)
+        {
+            return;
+        }
+
+        bool masked = (input[1] & 0x80) != 0;
+        int length = input[1] & 0x7F;
+        int headerLength = masked ? 6 : 2;
+        if (masked != (Role == WebSocketRole.Server) || length > 125 || length == 1 || input.Length < headerLength + length)
+        {
+            return;
+        }
+
+        if (length >= 2)
+        {
+            int key = masked ? BinaryPrimitives.ReadInt32LittleEndian(input.Slice(2)) : 0;
+            ushort status = (ushort)(((input[headerLength] ^ (byte)key) << 8) | (byte)(input[headerLength + 1] ^ (byte)(key >> 8)));
+            if (!CloseStatusRules.IsValidOnWire(status))
+            {
+                return;
+            }
+        }
+
+        _drainSkip = 0;
+        _untrustedSkip = false;
     }
 
     private void ReadCloseStatus(ReadOnlySpan<byte> chunk)

@@ -5,7 +5,8 @@ namespace WebSocketCodec;
 /// <summary>Limits and timing of a <see cref="WebSocketSession"/>.</summary>
 public sealed record WebSocketSessionOptions
 {
-    /// <summary>The defaults: 16 MiB messages, UTF-8 validation, no keep-alive, no idle timeout, 5 s close timeout.</summary>
+    /// <summary>The defaults: 16 MiB messages, UTF-8 validation, no keep-alive, no idle timeout, 5 s close timeout,
+    /// outbound water marks 64/32 KiB, slow consumers closed after 30 s above the high mark.</summary>
     public static WebSocketSessionOptions Default { get; } = new();
 
     /// <summary>The largest frame payload accepted (1009 otherwise). A frame that does not arrive in one read is
@@ -35,6 +36,21 @@ public sealed record WebSocketSessionOptions
     /// transport is closed anyway (counted as a close timeout). 1 MiB by default.</summary>
     public long MaxDrainBytes { get; init; } = 1024 * 1024;
 
+    /// <summary>Outbound bytes waiting for the transport (per websocket) at which the websocket stops being writable:
+    /// <c>SendAsync</c> waits, a non-waiting send returns false, and the read loop stops reading until they drop to
+    /// <see cref="OutboundLowWaterMark"/>. 64 KiB by default. Applied by the drivers (the Pipelines websocket, the
+    /// SpanNetty handler), not by the session.</summary>
+    public long OutboundHighWaterMark { get; init; } = 64 * 1024;
+
+    /// <summary>Outbound bytes waiting at or below which a websocket that crossed the high water mark is writable again.
+    /// 32 KiB by default.</summary>
+    public long OutboundLowWaterMark { get; init; } = 32 * 1024;
+
+    /// <summary>How long a websocket may stay above the high water mark (a peer that reads too slowly or not at all)
+    /// before it is closed with 1008 and, when even that Close cannot be written within <see cref="CloseTimeout"/>,
+    /// aborted. Zero keeps waiting (the keep-alive and idle timeouts still apply). 30 s by default.</summary>
+    public TimeSpan SlowConsumerTimeout { get; init; } = TimeSpan.FromSeconds(30);
+
     /// <summary>The pool for frames gathered across reads and for messages; <see cref="ArrayPool{T}.Shared"/> if null.</summary>
     public ArrayPool<byte>? Pool { get; init; }
 
@@ -53,6 +69,10 @@ public sealed record WebSocketSessionOptions
         ArgumentOutOfRangeException.ThrowIfLessThan(KeepAliveTimeout, TimeSpan.Zero, nameof(KeepAliveTimeout));
         ArgumentOutOfRangeException.ThrowIfLessThan(IdleTimeout, TimeSpan.Zero, nameof(IdleTimeout));
         ArgumentOutOfRangeException.ThrowIfLessThan(CloseTimeout, TimeSpan.Zero, nameof(CloseTimeout));
+        ArgumentOutOfRangeException.ThrowIfLessThan(SlowConsumerTimeout, TimeSpan.Zero, nameof(SlowConsumerTimeout));
+        ArgumentOutOfRangeException.ThrowIfNegativeOrZero(OutboundHighWaterMark, nameof(OutboundHighWaterMark));
+        ArgumentOutOfRangeException.ThrowIfNegative(OutboundLowWaterMark, nameof(OutboundLowWaterMark));
+        ArgumentOutOfRangeException.ThrowIfGreaterThan(OutboundLowWaterMark, OutboundHighWaterMark, nameof(OutboundLowWaterMark));
     }
 
     internal FrameDecoderOptions ToDecoderOptions() => new()

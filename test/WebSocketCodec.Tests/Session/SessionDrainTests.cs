@@ -178,14 +178,36 @@ public class SessionDrainTests
     }
 
     [Fact]
-    public void AnUnalignableLengthDrainsToTheBound()
+    public void AnUnalignableLengthDrainsToTheBoundUnlessAReadStartsWithAClose()
     {
+        // A 64-bit length with its top bit set: no frame can follow it, so only the bounds end the drain...
         using var session = new WebSocketSession(WebSocketRole.Server, new WebSocketSessionOptions { MaxDrainBytes = 100 });
-        // A 64-bit length with its top bit set: no frame can follow, so not even a Close is looked for.
-        FeedSplit(session, [0x82, 0xFF, 0x80, 0, 0, 0, 0, 0, 0, 0, 1, 2, 3, 4, .. Close(1000)], [], []);
+        FeedSplit(session, [0x82, 0xFF, 0x80, 0, 0, 0, 0, 0, 0, 0, 1, 2, 3, 4, 9, 9, 9], [], []);
         Assert.Equal(WebSocketSessionState.CloseSent, session.State);
         FeedSplit(session, new byte[100], [], []);
         Assert.Equal(SessionTimerResult.CloseTimeout, session.Timeout);
+
+        // ...or a read that starts with a whole, well-formed Close: the peer's answer.
+        using var answered = new WebSocketSession(WebSocketRole.Server);
+        FeedSplit(answered, [0x82, 0xFF, 0x80, 0, 0, 0, 0, 0, 0, 0, 1, 2, 3, 4, 9, 9, 9], [], []);
+        FeedSplit(answered, [0x88, 0x80, 0, 0, 0, 0], [], []); // an empty masked Close
+        Assert.Equal(WebSocketSessionState.Closed, answered.State);
+        Assert.Equal((ushort)1005, answered.ReceivedCloseStatus);
+        Assert.Null(answered.Timeout);
+    }
+
+    [Fact]
+    public void ALengthARefusedHeaderAnnouncedIsNotTrustedWhenThePeerAnswers()
+    {
+        // A Ping announcing 126 bytes that never come, then the peer's answer to our Close in a later read.
+        using var session = new WebSocketSession(WebSocketRole.Server);
+        FeedSplit(session, [0x89, 0xFE, 0x00, 0x7E, 1, 2, 3, 4], [], []);
+        Assert.True(session.IsDraining);
+        FeedSplit(session, Frame(WebSocketOpcode.Binary, [1, 2, 3]), [], []); // not a Close: skipped as payload
+        Assert.Equal(WebSocketSessionState.CloseSent, session.State);
+        FeedSplit(session, Close(1002), [], []);
+        Assert.Equal(WebSocketSessionState.Closed, session.State);
+        Assert.Equal((ushort)1002, session.ReceivedCloseStatus);
     }
 
     [Fact]

@@ -1,0 +1,346 @@
+using System.Buffers;
+using System.IO.Pipelines;
+
+namespace WebSocketCodec.Pipelines;
+
+/// <summary>
+/// The outbound side of one websocket: frames are appended under a short lock (<see cref="Sync"/>) and never wait for
+/// the network; flushing runs outside it. While no flush is under way, frames go straight into the transport's
+/// <see cref="PipeWriter"/> (through a <see cref="CoalescingWriter"/>); while one is, they go into a side pipe (made on
+/// first use) that the flusher copies behind them when the transport has taken the earlier bytes, so appending goes on
+/// during a flush. Bytes not yet flushed count against the high and low water marks: at the high mark the websocket
+/// stops being writable until they drop to the low mark.
+/// </summary>
+internal sealed class WebSocketOutput : IBufferWriter<byte>
+{
+    private readonly PipeWriter _transport;
+    private readonly CoalescingWriter _direct;
+    private readonly long _high;
+    private readonly long _low;
+    private readonly Action<bool>? _writabilityChanged;
+
+    private Pipe? _side;
+    private CoalescingWriter? _sideWriter;
+    private ArrayBufferWriter<byte>? _discard;
+    private bool _flushing;
+    private bool _ended;
+    private long _sideCopied;
+    private long _flushed;
+    private bool _writable = true;
+    private TaskCompletionSource? _drained;       // completed when no flush is under way any more
+    private TaskCompletionSource? _writableAgain; // completed when writable again (or ended)
+
+    public WebSocketOutput(PipeWriter transport, long highWaterMark, long lowWaterMark, Action<bool>? writabilityChanged)
+    {
+        _transport = transport;
+        _direct = new CoalescingWriter(transport);
+        _high = highWaterMark;
+        _low = lowWaterMark;
+        _writabilityChanged = writabilityChanged;
+    }
+
+    /// <summary>The lock every append takes (the read loop holds it for one read's dispatch, never across a flush).</summary>
+    public object Sync { get; } = new();
+
+    /// <summary>Where frames go now; use it under <see cref="Sync"/> only.</summary>
+    public CoalescingWriter Current => _flushing ? Side : _direct;
+
+    /// <summary>Whether the output was ended (completed, failed or given up): appends are dropped.</summary>
+    public bool IsEnded => Volatile.Read(ref _ended);
+
+    /// <summary>Whether unflushed bytes are under the high water mark (once at it: until they drop to the low mark).</summary>
+    public bool IsWritable => Volatile.Read(ref _writable);
+
+    /// <summary>Whether a flush is under way (the transport has not taken every byte yet).</summary>
+    public bool IsFlushing => Volatile.Read(ref _flushing);
+
+    /// <summary>The transport error that ended a flush, if any.</summary>
+    public Exception? Error { get; private set; }
+
+    /// <summary>Bytes appended and not yet flushed.</summary>
+    public long Unflushed
+    {
+        get
+        {
+            lock (Sync)
+            {
+                return UnflushedLocked;
+            }
+        }
+    }
+
+    private CoalescingWriter Side
+    {
+        get
+        {
+            if (_sideWriter is null)
+            {
+                _side = new Pipe(new PipeOptions(pauseWriterThreshold: 0, resumeWriterThreshold: 0, useSynchronizationContext: false));
+                _sideWriter = new CoalescingWriter(_side.Writer);
+            }
+
+            return _sideWriter;
+        }
+    }
+
+    private long SideAppended => _sideWriter is null ? 0 : _sideWriter.Committed + _sideWriter.Pending;
+
+    private long UnflushedLocked => _direct.Committed + _direct.Pending + SideAppended - _flushed;
+
+    // The session's control frames (Pongs, Close, keep-alive Pings) come through here, under Sync.
+    public Span<byte> GetSpan(int sizeHint = 0) => _ended ? Discard.GetSpan(sizeHint) : Current.GetSpan(sizeHint);
+
+    public Memory<byte> GetMemory(int sizeHint = 0) => _ended ? Discard.GetMemory(sizeHint) : Current.GetMemory(sizeHint);
+
+    public void Advance(int count)
+    {
+        if (_ended)
+        {
+            Discard.ResetWrittenCount();
+            return;
+        }
+
+        Current.Advance(count);
+    }
+
+    private ArrayBufferWriter<byte> Discard => _discard ??= new ArrayBufferWriter<byte>(256);
+
+    /// <summary>Applies the water marks after appends; the caller holds <see cref="Sync"/>.</summary>
+    /// <returns>Whether the websocket just stopped being writable.</returns>
+    public bool AfterAppendLocked()
+    {
+        // Bytes wait on the network only while a flush is under way; otherwise the flush that follows takes them.
+        if (!_flushing || !_writable || UnflushedLocked < _high)
+        {
+            return false;
+        }
+
+        _writable = false;
+        _writableAgain ??= new TaskCompletionSource(TaskCreationOptions.RunContinuationsAsynchronously);
+        return true;
+    }
+
+    /// <summary>Reports a change of writability (outside <see cref="Sync"/>).</summary>
+    public void ReportWritability(bool writable) => _writabilityChanged?.Invoke(writable);
+
+    /// <summary>Starts flushing what was appended unless a flush is under way (that one takes these bytes when the
+    /// transport has taken the earlier ones). Never waits; call it outside <see cref="Sync"/>.</summary>
+    /// <returns>A task that completes when no flush is under way any more (every byte so far flushed, or the output
+    /// ended).</returns>
+    public Task FlushAsync()
+    {
+        long target;
+        lock (Sync)
+        {
+            if (_ended)
+            {
+                return Task.CompletedTask;
+            }
+
+            if (_flushing)
+            {
+                _drained ??= new TaskCompletionSource(TaskCreationOptions.RunContinuationsAsynchronously);
+                return _drained.Task;
+            }
+
+            _direct.Commit();
+            if (_direct.Committed + _sideCopied == _flushed && SideAppended == _sideCopied)
+            {
+                return Task.CompletedTask; // nothing new
+            }
+
+            _flushing = true;
+            target = _direct.Committed + _sideCopied;
+        }
+
+        Task flushing = RunFlushesAsync(target);
+        if (!flushing.IsCompleted)
+        {
+            bool stopped;
+            lock (Sync)
+            {
+                stopped = AfterAppendLocked(); // the transport holds back: the water marks apply
+            }
+
+            if (stopped)
+            {
+                ReportWritability(false);
+            }
+        }
+
+        return flushing;
+    }
+
+    /// <summary>Completes when the websocket is writable again or the output ended.</summary>
+    public Task WaitWritableAsync()
+    {
+        lock (Sync)
+        {
+            if (_writable || _ended)
+            {
+                return Task.CompletedTask;
+            }
+
+            _writableAgain ??= new TaskCompletionSource(TaskCreationOptions.RunContinuationsAsynchronously);
+            return _writableAgain.Task;
+        }
+    }
+
+    /// <summary>Completes when no flush is under way.</summary>
+    public Task IdleAsync()
+    {
+        lock (Sync)
+        {
+            if (!_flushing)
+            {
+                return Task.CompletedTask;
+            }
+
+            _drained ??= new TaskCompletionSource(TaskCreationOptions.RunContinuationsAsynchronously);
+            return _drained.Task;
+        }
+    }
+
+    /// <summary>Makes a pending flush return at once (a timer gave the peer up).</summary>
+    public void CancelPendingFlush()
+    {
+        try
+        {
+            _transport.CancelPendingFlush();
+        }
+        catch (Exception error) when (error is InvalidOperationException or ObjectDisposedException)
+        {
+            // Completed in between.
+        }
+    }
+
+    /// <summary>Stops taking appends (later frames are dropped) and commits what was appended to the transport's
+    /// writer, unless a flush is under way.</summary>
+    /// <returns>Whether a flush is still under way (wait for <see cref="IdleAsync"/>, or cancel it, before completing
+    /// the transport's writer).</returns>
+    public bool End()
+    {
+        TaskCompletionSource? writable;
+        bool flushing;
+        lock (Sync)
+        {
+            _ended = true;
+            flushing = _flushing;
+            if (!flushing)
+            {
+                _direct.Commit();
+            }
+
+            writable = Interlocked.Exchange(ref _writableAgain, null);
+        }
+
+        writable?.TrySetResult();
+        return flushing;
+    }
+
+    /// <summary>Returns the side pipe's memory (after the transport's writer was completed).</summary>
+    public void Release()
+    {
+        Pipe? side;
+        lock (Sync)
+        {
+            _ended = true;
+            side = _side;
+            _side = null;
+            _sideWriter = null;
+        }
+
+        side?.Writer.Complete();
+        side?.Reader.Complete();
+    }
+
+    /// <summary>Flushes the transport until nothing appended is left, copying what was appended meanwhile behind it.
+    /// Until <see cref="_flushing"/> is cleared, only this method touches the transport's writer.</summary>
+    private async Task RunFlushesAsync(long target)
+    {
+        bool failed = true;
+        try
+        {
+            while (true)
+            {
+                ValueTask<FlushResult> flush = _transport.FlushAsync();
+                FlushResult result = flush.IsCompletedSuccessfully ? flush.Result : await flush.ConfigureAwait(false);
+                if (result.IsCanceled || result.IsCompleted)
+                {
+                    return; // given up, or the peer is gone
+                }
+
+                ReadOnlySequence<byte> appended;
+                lock (Sync)
+                {
+                    WebSocketTelemetry.BytesSent.Add(target - _flushed);
+                    _flushed = target;
+                    if (_ended || SideAppended == _sideCopied)
+                    {
+                        failed = false;
+                        _flushing = false;
+                        FinishLocked();
+                        return;
+                    }
+
+                    _sideWriter!.Commit();
+                    ValueTask<FlushResult> published = _side!.Writer.FlushAsync(); // never waits: no pause threshold
+                    if (published.IsCompleted)
+                    {
+                        _ = published.Result;
+                    }
+
+                    _side.Reader.TryRead(out ReadResult read);
+                    appended = read.Buffer;
+                }
+
+                // Outside the lock: appends go on into the side pipe while these bytes go behind the earlier ones.
+                foreach (ReadOnlyMemory<byte> segment in appended)
+                {
+                    _transport.Write(segment.Span);
+                }
+
+                lock (Sync)
+                {
+                    _sideCopied += appended.Length;
+                    _side!.Reader.AdvanceTo(appended.End);
+                    target = _direct.Committed + _sideCopied;
+                }
+            }
+        }
+        catch (Exception error)
+        {
+            Error = error;
+        }
+        finally
+        {
+            if (failed)
+            {
+                lock (Sync)
+                {
+                    _ended = true;
+                    _flushing = false;
+                    FinishLocked();
+                }
+            }
+        }
+    }
+
+    private void FinishLocked()
+    {
+        bool wasWritable = _writable;
+        long unflushed = UnflushedLocked;
+        _writable = _writable ? unflushed < _high : unflushed <= _low;
+        Interlocked.Exchange(ref _drained, null)?.TrySetResult();
+        if (_writable || _ended)
+        {
+            Interlocked.Exchange(ref _writableAgain, null)?.TrySetResult();
+        }
+
+        if (_writable != wasWritable && _writabilityChanged is not null)
+        {
+            ThreadPool.UnsafeQueueUserWorkItem(
+                static state => state.Report(state.Writable), (Report: _writabilityChanged, Writable: _writable), preferLocal: false);
+        }
+    }
+}
