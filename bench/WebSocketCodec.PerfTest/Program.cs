@@ -17,10 +17,11 @@ var client = new Option<string>("--client") { DefaultValueFactory = _ => LoadCli
 var spanNettyTransport = new Option<string>("--transport") { DefaultValueFactory = _ => "socket", Description = "SpanNetty's transport for the SpanNetty variants: socket or libuv." };
 spanNettyTransport.AcceptOnlyFromAmong("socket", "libuv");
 var repeat = new Option<int>("--repeat") { DefaultValueFactory = _ => 1, Description = "Runs of each variant, interleaved (variant A, B, A, B...); the median run by msgs/s is reported. Runs of one process pair vary by up to ±15% here, so repeat for tables." };
+var baseline = new Option<FileInfo?>("--baseline") { Description = "Another build's WebSocketCodec.PerfTest.dll (e.g. the previous main's): every chosen variant also runs from it, as <variant>@baseline, interleaved, for no-loss checks." };
 var json = new Option<FileInfo?>("--json") { Description = "Also write the results as JSON." };
 var root = new RootCommand("WebSocketCodec perf test: a pipelined echo load from this process (one core) against each variant's server in its own process (another core).")
 {
-    variants, payload, seconds, warmup, window, connections, tls, h2, client, smoke, repeat, json, markdown, spanNettyTransport,
+    variants, payload, seconds, warmup, window, connections, tls, h2, client, smoke, repeat, json, markdown, spanNettyTransport, baseline,
 };
 root.SetAction(async (parseResult, cancellation) =>
 {
@@ -62,6 +63,18 @@ root.SetAction(async (parseResult, cancellation) =>
     {
         Console.Error.WriteLine(unknown.Length > 0 ? $"unknown variants{(http2 ? " over HTTP/2" : "")}{(load == LoadClients.ClientWebSocket ? " with ClientWebSocket" : "")}: {string.Join(", ", unknown)}" : "--payload must be 8-65535, --window at least 2, --connections at least 1, --repeat 1-99");
         return 2;
+    }
+
+    if (parseResult.GetValue(baseline) is { } other)
+    {
+        if (!other.Exists)
+        {
+            Console.Error.WriteLine($"--baseline: {other.FullName} does not exist");
+            return 2;
+        }
+
+        ServerProcess.BaselineAssembly = other.FullName;
+        chosen = [.. chosen.SelectMany(v => new[] { v, v + ServerProcess.BaselineSuffix })];
     }
 
     bool isSmoke = parseResult.GetValue(smoke);

@@ -19,9 +19,21 @@ internal sealed class ServerProcess : IAsyncDisposable
     /// <summary>Where Linux keeps taskset (util-linux).</summary>
     public const string Taskset = "/usr/bin/taskset";
 
+    /// <summary>The suffix of a variant served by another build of this tool (<c>--baseline</c>): <c>ours@baseline</c>.</summary>
+    public const string BaselineSuffix = "@baseline";
+
+    /// <summary>The perf tool's assembly of the other build (for example the previous main), if given.</summary>
+    public static string? BaselineAssembly { get; set; }
+
     public static async Task<ServerProcess> StartAsync(string variant, bool tls, bool http2, int core, string spanNettyTransport = "socket")
     {
         string self = typeof(ServerProcess).Assembly.Location;
+        if (variant.EndsWith(BaselineSuffix, StringComparison.Ordinal))
+        {
+            self = BaselineAssembly ?? throw new InvalidOperationException($"{variant} needs --baseline.");
+            variant = variant[..^BaselineSuffix.Length];
+        }
+
         bool spanNetty = Variants.OnSpanNetty.Contains(variant);
         string[] server = spanNetty
             ? [SpanNettyServer(self), "--perf", "--port", "0", "--path", "/", "--threads", "1", "--codec", Variants.SpanNettyCodec(variant), "--transport", spanNettyTransport]
