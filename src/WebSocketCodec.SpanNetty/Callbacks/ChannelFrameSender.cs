@@ -8,7 +8,9 @@ namespace WebSocketCodec.SpanNetty;
 /// Sends frames on one websocket of a SpanNetty channel, in the three tiers of the core encoder. The synchronous
 /// methods are for the channel's event loop (its callbacks): frames are gathered into the read cycle's pooled output
 /// buffer and flushed once when the cycle ends (or by <see cref="Flush"/>). From other threads use
-/// <see cref="SendAsync"/>, which runs on the event loop and flushes.
+/// <see cref="SendAsync"/> (waits while the channel is above its high water mark, then runs on the event loop and
+/// flushes) or <see cref="TrySend"/> (never waits). After our Close the synchronous methods drop their frames and say
+/// so (<see cref="Send"/> returns false); only <see cref="CloseAsync"/> sends a Close.
 /// </summary>
 public sealed class ChannelFrameSender
 {
@@ -19,6 +21,7 @@ public sealed class ChannelFrameSender
     private readonly ChannelOutput _output;
     private readonly FrameEncoder _encoder;
     private OutboundFragmentOrder _order;
+    private Queue<PendingSend>? _waiting; // SendAsync calls held while the channel is not writable (event loop only)
 
     internal ChannelFrameSender(WebSocketCallbacksHandler handler, ChannelOutput output, FrameEncoder encoder)
     {
@@ -36,6 +39,9 @@ public sealed class ChannelFrameSender
     /// <summary>Whether data frames may still be sent (no Close sent yet, the channel open).</summary>
     public bool CanSend => _handler.CanSend;
 
+    /// <summary>Whether the channel is under its high water mark (the session's <c>OutboundHighWaterMark</c>).</summary>
+    public bool IsWritable => _handler.Context.Channel.IsWritable;
+
     /// <summary>Whether the caller is on the channel's event loop, where the synchronous methods may be used.</summary>
     public bool IsOnEventLoop => _handler.Context.Executor.InEventLoop;
 
@@ -50,13 +56,66 @@ public sealed class ChannelFrameSender
         return _encoder.Reserve(_output, opcode, payloadLength, fin);
     }
 
+    private readonly record struct PendingSend(WebSocketOpcode Opcode, ReadOnlyMemory<byte> Payload, bool Fin, TaskCompletionSource Done);
+
     /// <summary>Copies <paramref name="payload"/> into a frame in the output (masking the copy for a client).</summary>
+    /// <returns>False when the frame was dropped: our Close was sent, or the channel is closed.</returns>
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
-    public void Send(WebSocketOpcode opcode, ReadOnlySpan<byte> payload, bool fin = true)
+    public bool Send(WebSocketOpcode opcode, ReadOnlySpan<byte> payload, bool fin = true)
     {
-        CheckSync(opcode, fin);
+        _handler.CheckOnLoop();
+        CheckDataOpcode(opcode);
+        if (!_handler.CanSend)
+        {
+            return false;
+        }
+
+        OutboundFragmentOrder order = _order;
+        order.Next(opcode, fin);
         ChannelOutput output = _output;
         output.Advance(_encoder.Write(output.GetSpan(payload.Length + PrefixRoom), opcode, payload, fin));
+        _order = order; // recorded once the frame is written
+        return true;
+    }
+
+    /// <summary>Without waiting, from any thread: sends one frame unless the channel is above its high water mark or
+    /// can no longer send (then nothing is sent). Off the event loop the payload is copied and sent on it.</summary>
+    /// <returns>Whether the frame was taken.</returns>
+    public bool TrySend(WebSocketOpcode opcode, ReadOnlySpan<byte> payload, bool fin = true)
+    {
+        CheckDataOpcode(opcode);
+        if (!_handler.CanSend || !IsWritable)
+        {
+            return false;
+        }
+
+        if (IsOnEventLoop)
+        {
+            return Send(opcode, payload, fin);
+        }
+
+        byte[] copy = System.Buffers.ArrayPool<byte>.Shared.Rent(Math.Max(1, payload.Length));
+        payload.CopyTo(copy);
+        int length = payload.Length;
+        _handler.Context.Executor.Execute(() =>
+        {
+            try
+            {
+                if (Send(opcode, copy.AsSpan(0, length), fin))
+                {
+                    _output.Flush();
+                }
+            }
+            catch (InvalidOperationException)
+            {
+                // Out of fragment order: as a synchronous Send would have thrown, the frame is not sent.
+            }
+            finally
+            {
+                System.Buffers.ArrayPool<byte>.Shared.Return(copy);
+            }
+        });
+        return true;
     }
 
     /// <summary>A pooled buffer for <see cref="SendPrefixed"/>: <see cref="PrefixRoom"/> bytes left free in front, its
@@ -116,31 +175,74 @@ public sealed class ChannelFrameSender
         _output.Flush();
     }
 
-    /// <summary>From any thread: sends one frame (a copy of <paramref name="payload"/>) and flushes, on the event loop.</summary>
+    /// <summary>From any thread: sends one frame and flushes, on the event loop; while the channel is above its high
+    /// water mark the frame waits (in order with other waiting sends) until it is writable again. The payload must stay
+    /// unchanged until the task completes.</summary>
+    /// <exception cref="InvalidOperationException">The websocket is closing or closed (in the task).</exception>
     public Task SendAsync(WebSocketOpcode opcode, ReadOnlyMemory<byte> payload, bool fin = true)
     {
+        CheckDataOpcode(opcode);
+        var done = new TaskCompletionSource(TaskCreationOptions.RunContinuationsAsynchronously);
+        var send = new PendingSend(opcode, payload, fin, done);
         if (IsOnEventLoop)
         {
-            Send(opcode, payload.Span, fin);
-            _output.Flush();
-            return Task.CompletedTask;
+            Enqueue(send);
+        }
+        else
+        {
+            _handler.Context.Executor.Execute(static (state, item) => ((ChannelFrameSender)state).Enqueue((PendingSend)item), this, send);
         }
 
-        var done = new TaskCompletionSource(TaskCreationOptions.RunContinuationsAsynchronously);
-        _handler.Context.Executor.Execute(() =>
+        return done.Task;
+    }
+
+    /// <summary>The channel's writability changed (on the event loop): waiting sends go out once it is writable.</summary>
+    internal void OnWritabilityChanged(bool writable)
+    {
+        if (writable)
         {
+            SendWaiting();
+        }
+    }
+
+    /// <summary>The websocket ended: waiting sends fail.</summary>
+    internal void FailWaiting()
+    {
+        while (_waiting is { Count: > 0 })
+        {
+            _waiting.Dequeue().Done.TrySetException(new InvalidOperationException("The websocket closed before the frame could be sent."));
+        }
+    }
+
+    private void Enqueue(PendingSend send)
+    {
+        (_waiting ??= new Queue<PendingSend>()).Enqueue(send);
+        SendWaiting();
+    }
+
+    private void SendWaiting()
+    {
+        bool sent = false;
+        while (_waiting is { Count: > 0 } && (IsWritable || !_handler.CanSend))
+        {
+            PendingSend send = _waiting.Dequeue();
             try
             {
-                Send(opcode, payload.Span, fin);
-                _output.Flush();
-                done.TrySetResult();
+                _handler.CheckCanSend();
+                Send(send.Opcode, send.Payload.Span, send.Fin);
+                sent = true;
+                send.Done.TrySetResult();
             }
             catch (Exception error)
             {
-                done.TrySetException(error);
+                send.Done.TrySetException(error);
             }
-        });
-        return done.Task;
+        }
+
+        if (sent)
+        {
+            _output.Flush();
+        }
     }
 
     /// <summary>Starts the close handshake (a Close with <paramref name="status"/>; nothing if one was sent already);
@@ -152,7 +254,21 @@ public sealed class ChannelFrameSender
     private void CheckSync(WebSocketOpcode opcode, bool fin)
     {
         _handler.CheckOnLoop();
+        CheckDataOpcode(opcode);
         _handler.CheckCanSend();
         _order.Next(opcode, fin);
     }
+
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    private static void CheckDataOpcode(WebSocketOpcode opcode)
+    {
+        if (opcode == WebSocketOpcode.Close)
+        {
+            ThrowCloseOpcode();
+        }
+    }
+
+    [MethodImpl(MethodImplOptions.NoInlining)]
+    private static void ThrowCloseOpcode() =>
+        throw new ArgumentException("A Close is sent with CloseAsync only: it runs the close handshake.", "opcode");
 }

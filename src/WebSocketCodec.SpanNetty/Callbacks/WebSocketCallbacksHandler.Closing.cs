@@ -11,13 +11,11 @@ namespace WebSocketCodec.SpanNetty;
 public sealed partial class WebSocketCallbacksHandler
 {
     private IScheduledTask? _timer;
-    private bool _draining;
-    private bool _probeForClose;
-    private long _drained;
     private bool _closing;
     private bool _finished;
     private bool _closeTimedOut;
-    private ushort? _drainedCloseStatus;
+    private bool _slowConsumer;
+    private long _unwritableSince;
     private Exception? _error;
 
     /// <summary>Our side starts the close handshake: a Close, then the peer's answer within the close timeout.</summary>
@@ -31,74 +29,6 @@ public sealed partial class WebSocketCallbacksHandler
         _output!.TrackWrites = true;
         _output.Flush();
         ArmTimer();
-    }
-
-    /// <summary>The application threw in a callback: Close 1011, then the closing sequence as for a violation.</summary>
-    private void FailApplication(Exception error)
-    {
-        _error ??= error;
-        _session.StartClose((ushort)CloseStatus.InternalError, "internal error");
-        StartDrain(probeForClose: true);
-    }
-
-    /// <summary>After our Close for a violation (or an application failure): send it at once, then read and discard
-    /// until the peer's Close or FIN, within the close timeout and <see cref="WebSocketChannelOptions.MaxDrainBytes"/>.</summary>
-    private void StartDrain(bool probeForClose)
-    {
-        _draining = true;
-        _probeForClose = probeForClose;
-        _output!.TrackWrites = true;
-        _output.Flush();
-        ChannelActions.EnsureReading(Context);
-        CancelTimer();
-        _timer = Context.Executor.Schedule(
-            static state => ((WebSocketCallbacksHandler)state).OnDrainTimeout(), this, _session.Options.CloseTimeout);
-    }
-
-    private void Drain(IByteBuffer buffer)
-    {
-        int length = buffer.ReadableBytes;
-        bool sawClose = _probeForClose && StartsWithClose(buffer, out _drainedCloseStatus);
-        _drained += length;
-        if (sawClose)
-        {
-            CloseChannel();
-        }
-        else if (_drained >= _options.MaxDrainBytes)
-        {
-            _closeTimedOut = true;
-            CloseChannel();
-        }
-    }
-
-    private void OnDrainTimeout()
-    {
-        _closeTimedOut = !_finished;
-        CloseChannel();
-    }
-
-    /// <summary>Whether a read that starts on a frame boundary holds a Close (the peer's answer to ours), and its
-    /// status (1005 when it has none).</summary>
-    private bool StartsWithClose(IByteBuffer buffer, out ushort? status)
-    {
-        status = null;
-        Span<byte> copy = stackalloc byte[512];
-        int length = Math.Min(buffer.ReadableBytes, copy.Length);
-        buffer.GetBytes(buffer.ReaderIndex, copy.Slice(0, length));
-        var probe = new FrameDecoder(Role, new FrameDecoderOptions { ValidateUtf8 = false });
-        Span<byte> rest = copy.Slice(0, length);
-        while (probe.ReadFrame(rest, out FrameHeader header, out Span<byte> payload, out _) == OperationStatus.Done)
-        {
-            if (header.Opcode == WebSocketOpcode.Close)
-            {
-                status = payload.Length >= 2 ? BinaryPrimitives.ReadUInt16BigEndian(payload) : (ushort)CloseStatus.NoStatusReceived;
-                return true;
-            }
-
-            rest = rest.Slice((int)header.FrameLength);
-        }
-
-        return false;
     }
 
     /// <summary>The peer's Close arrived and the session answered it (or it answered ours).</summary>
@@ -127,6 +57,14 @@ public sealed partial class WebSocketCallbacksHandler
         }
 
         TimeSpan due = _session.NextTimerDue;
+        TimeSpan slow = _session.Options.SlowConsumerTimeout;
+        if (_unwritableSince != 0 && slow > TimeSpan.Zero && _session.State == WebSocketSessionState.Open)
+        {
+            TimeSpan left = slow - _time.GetElapsedTime(_unwritableSince);
+            left = left < TimeSpan.Zero ? TimeSpan.Zero : left;
+            due = due == Timeout.InfiniteTimeSpan || left < due ? left : due;
+        }
+
         if (due != Timeout.InfiniteTimeSpan)
         {
             _timer = Context.Executor.Schedule(static state => ((WebSocketCallbacksHandler)state).OnTimer(), this, due);
@@ -136,12 +74,23 @@ public sealed partial class WebSocketCallbacksHandler
     private void OnTimer()
     {
         _timer = null;
-        if (_finished || _draining || _session.State == WebSocketSessionState.Closed)
+        if (_finished || _session.State == WebSocketSessionState.Closed)
         {
             return;
         }
 
         SessionTimerResult result = _session.OnTimer();
+        TimeSpan slow = _session.Options.SlowConsumerTimeout;
+        if (result == SessionTimerResult.None && _unwritableSince != 0 && slow > TimeSpan.Zero
+            && _session.State == WebSocketSessionState.Open && _time.GetElapsedTime(_unwritableSince) >= slow)
+        {
+            // The peer stayed above the high water mark too long: 1008, then the close timeout bounds the rest.
+            _slowConsumer = true;
+            _session.StartClose((ushort)CloseStatus.PolicyViolation, "slow consumer");
+            WebSocketTelemetry.SlowConsumers.Add(1);
+            ChannelActions.EnsureReading(Context); // the peer's answer must be read
+        }
+
         if (_session.State != WebSocketSessionState.Open)
         {
             _output!.TrackWrites = true;
@@ -150,7 +99,7 @@ public sealed partial class WebSocketCallbacksHandler
         _output!.Flush();
         if (result is SessionTimerResult.KeepAliveTimeout or SessionTimerResult.CloseTimeout)
         {
-            CloseChannel(); // the peer is gone or unresponsive
+            GiveUp(); // the peer is gone or unresponsive
             return;
         }
 
@@ -161,6 +110,22 @@ public sealed partial class WebSocketCallbacksHandler
     {
         _timer?.Cancel();
         _timer = null;
+    }
+
+    /// <summary>The peer is given up (keep-alive or close timeout, the drain's bound): the channel closes now, with
+    /// whatever it could not write (a peer that does not read would otherwise hold it open).</summary>
+    private void GiveUp()
+    {
+        _closeTimedOut |= _session.Timeout is SessionTimerResult.CloseTimeout;
+        if (_context is null || _finished)
+        {
+            return;
+        }
+
+        _closing = true;
+        CancelTimer();
+        _output?.Flush();
+        _ = _context.CloseAsync();
     }
 
     /// <summary>Closes the channel once what was written has left (closing at once would drop unsent frames).</summary>
@@ -188,6 +153,7 @@ public sealed partial class WebSocketCallbacksHandler
         _closing = true;
         CancelTimer();
         _session.Abort(); // returns a partly gathered frame's buffer
+        _sender?.FailWaiting();
         _output?.Dispose();
         if (_context is { Channel.IsActive: true } context)
         {
@@ -195,7 +161,7 @@ public sealed partial class WebSocketCallbacksHandler
         }
 
         var info = new WebSocketCloseInfo(
-            _session.ReceivedCloseStatus ?? _drainedCloseStatus, _session.ReceivedCloseReason, _session.SentCloseStatus,
+            _session.ReceivedCloseStatus, _session.ReceivedCloseReason, _session.SentCloseStatus,
             _session.Violation, _session.Timeout ?? (_closeTimedOut ? SessionTimerResult.CloseTimeout : null), _error);
         try
         {

@@ -6,13 +6,10 @@ using DotNetty.Transport.Channels;
 
 namespace WebSocketCodec.SpanNetty;
 
-// Reading: every whole frame of an inbound buffer, decoded in place; a header split between two buffers is carried over.
+// Reading: every whole frame of an inbound buffer, decoded in place; the session carries a header split between two
+// buffers, gathers a frame that spans several, and drains frame by frame after a violation.
 public sealed partial class WebSocketCallbacksHandler
 {
-    // A header cut at the end of a buffer (at most 13 bytes), with the first bytes of the next buffer behind it.
-    private readonly byte[] _carry = new byte[2 * FrameHeaderReader.MaxHeaderLength + 4];
-    private int _carryLength;
-
     /// <inheritdoc />
     public override void ChannelRead(IChannelHandlerContext context, object message)
     {
@@ -24,25 +21,9 @@ public sealed partial class WebSocketCallbacksHandler
 
         try
         {
-            if (_draining)
+            if (_session.State != WebSocketSessionState.Closed && !_finished)
             {
-                Drain(buffer);
-            }
-            else if (_session.State != WebSocketSessionState.Closed && !_finished)
-            {
-                OperationStatus status;
-                try
-                {
-                    status = Receive(buffer);
-                }
-                catch (Exception error)
-                {
-                    // The application failed in a callback: 1011, then the closing sequence.
-                    FailApplication(error);
-                    return;
-                }
-
-                AfterReceive(status);
+                AfterReceive(Receive(buffer));
             }
         }
         finally
@@ -61,69 +42,67 @@ public sealed partial class WebSocketCallbacksHandler
             return ReceiveSpan(buffer.GetSpan(buffer.ReaderIndex, buffer.ReadableBytes), receivedAt, ref handler);
         }
 
-        OperationStatus status = OperationStatus.NeedMoreData;
+        OperationStatus result = OperationStatus.NeedMoreData;
         foreach (ReadOnlyMemory<byte> segment in buffer.UnreadSequence)
         {
-            status = ReceiveSpan(MemoryMarshal.AsMemory(segment).Span, receivedAt, ref handler);
-            if (status != OperationStatus.NeedMoreData)
+            OperationStatus status = ReceiveSpan(MemoryMarshal.AsMemory(segment).Span, receivedAt, ref handler);
+            result = result == OperationStatus.InvalidData ? result : status;
+            if (_session.State == WebSocketSessionState.Closed)
             {
                 break;
             }
         }
 
-        return status;
+        return result;
     }
 
     private OperationStatus ReceiveSpan(Span<byte> input, long receivedAt, ref CallbacksHandler handler)
     {
-        if (_carryLength > 0)
+        OperationStatus result = OperationStatus.NeedMoreData;
+        while (true)
         {
-            // Offer the carried header with the first bytes of this buffer behind it. What the session consumes of the
-            // copy is skipped in the buffer, so nothing is unmasked or delivered twice.
-            int take = Math.Min(input.Length, _carry.Length - _carryLength);
-            input.Slice(0, take).CopyTo(_carry.AsSpan(_carryLength));
-            int offered = _carryLength + take;
-            OperationStatus carried = _session.Receive(_carry.AsSpan(0, offered), receivedAt, ref handler, out int used);
-            if (carried != OperationStatus.NeedMoreData)
+            OperationStatus status;
+            int used;
+            try
             {
-                _carryLength = 0;
-                return carried;
+                status = _session.Receive(input, receivedAt, ref handler, out used);
+            }
+            catch (Exception error)
+            {
+                // The application failed in a callback: 1011, and the drain goes on after the frame it was given.
+                _error ??= error;
+                used = _session.OnHandlerFailed();
+                status = OperationStatus.InvalidData;
+                input = input.Slice(used);
+                result = status;
+                continue;
             }
 
-            if (used < _carryLength)
-            {
-                // Still no whole header: then all of this buffer fit in the carry.
-                _carryLength = offered;
-                return OperationStatus.NeedMoreData;
-            }
-
-            input = input.Slice(used - _carryLength);
-            _carryLength = 0;
+            return result == OperationStatus.InvalidData ? result : status;
         }
-
-        OperationStatus status = _session.Receive(input, receivedAt, ref handler, out int consumed);
-        if (status == OperationStatus.NeedMoreData && consumed < input.Length)
-        {
-            Span<byte> rest = input.Slice(consumed); // part of a header: the session gathers payloads itself
-            rest.CopyTo(_carry);
-            _carryLength = rest.Length;
-        }
-
-        return status;
     }
 
     private void AfterReceive(OperationStatus status)
     {
         if (status == OperationStatus.InvalidData)
         {
-            // A violation: the session queued one Close with its status. Send it, then read until the peer's Close.
-            StartDrain(probeForClose: true);
-            return;
+            // A violation (or a failed callback): the session queued one Close with its status and drains the input
+            // until the peer's Close. Send it now, keep reading, and let the close timeout bound the rest.
+            _output!.TrackWrites = true;
+            _output.Flush();
+            ChannelActions.EnsureReading(Context);
+            ArmTimer();
         }
 
         if (_session.State == WebSocketSessionState.Closed)
         {
-            // The peer's Close arrived (and was answered if we had not sent ours).
+            if (_session.Timeout is SessionTimerResult.CloseTimeout)
+            {
+                GiveUp(); // the drain ran out of bytes
+                return;
+            }
+
+            // The peer's Close arrived (and was answered if we had not sent ours), or its Close broke a rule.
             OnClosedByPeer();
         }
     }

@@ -10,8 +10,10 @@ namespace WebSocketCodec.SpanNetty;
 /// inbound <c>IByteBuffer</c> in place (payloads unmasked in the buffer's memory, no frame object, no copy, no
 /// allocation), hands data frames to the <see cref="IWebSocketCallbacks"/>, answers Pings, runs the close handshake and
 /// the timers of the core <see cref="WebSocketSession"/>, and writes what the read cycle produced with one write per
-/// pooled output buffer and one flush when the cycle ends. A protocol violation ends in exactly one Close with its
-/// status, then the input is drained (bounded in bytes and time) until the peer's Close or FIN.
+/// pooled output buffer and one flush when the cycle ends. The session's outbound water marks set the channel's
+/// (reads pause while it is not writable; a peer that stays above the high mark past the slow-consumer timeout gets
+/// 1008). A protocol violation ends in exactly one Close with its status, then the session drains the input frame by
+/// frame (bounded in bytes and time) until the peer's Close or FIN.
 /// </summary>
 /// <remarks>Put it where the byte stream of an upgraded connection arrives (the upgrade handlers do); it passes on
 /// nothing but <c>ChannelInactive</c> and writability events.</remarks>
@@ -76,6 +78,21 @@ public sealed partial class WebSocketCallbacksHandler : ChannelHandlerAdapter
         _session.Output = _output;
         _sender = new ChannelFrameSender(this, _output, _session.Encoder);
         _callbacks = _exchange(_sender);
+        // The session's outbound water marks drive the channel's writability.
+        IChannelConfiguration configuration = context.Channel.Configuration;
+        int high = (int)Math.Min(int.MaxValue, _session.Options.OutboundHighWaterMark);
+        int low = (int)Math.Min(int.MaxValue, _session.Options.OutboundLowWaterMark);
+        if (high >= configuration.WriteBufferLowWaterMark)
+        {
+            configuration.WriteBufferHighWaterMark = high;
+            configuration.WriteBufferLowWaterMark = low;
+        }
+        else
+        {
+            configuration.WriteBufferLowWaterMark = low;
+            configuration.WriteBufferHighWaterMark = high;
+        }
+
         ArmTimer();
         if (!context.Channel.IsActive)
         {
@@ -97,7 +114,10 @@ public sealed partial class WebSocketCallbacksHandler : ChannelHandlerAdapter
             }
             catch (Exception error)
             {
-                FailApplication(error);
+                // The application failed: 1011, then the drain until the peer's Close.
+                _error ??= error;
+                _session.OnHandlerFailed();
+                AfterReceive(System.Buffers.OperationStatus.InvalidData);
             }
         }
 
@@ -108,11 +128,19 @@ public sealed partial class WebSocketCallbacksHandler : ChannelHandlerAdapter
     public override void ChannelWritabilityChanged(IChannelHandlerContext context)
     {
         bool writable = context.Channel.IsWritable;
-        if (_options.PauseReadsWhenUnwritable && !_draining)
+        if (_options.PauseReadsWhenUnwritable && _session.State == WebSocketSessionState.Open)
         {
+            // After our Close nothing more is sent, so reading goes on to find the peer's answer.
             context.Channel.Configuration.IsAutoRead = writable;
         }
 
+        _unwritableSince = writable ? 0 : Math.Max(1, _time.GetTimestamp());
+        if (!writable && _session.Options.SlowConsumerTimeout > TimeSpan.Zero && !_finished)
+        {
+            ArmTimer();
+        }
+
+        _sender?.OnWritabilityChanged(writable);
         _callbacks?.OnWritabilityChanged(writable);
         context.FireChannelWritabilityChanged();
     }

@@ -14,8 +14,4 @@ public sealed record WebSocketChannelOptions
     /// <summary>Whether reading pauses (<c>AutoRead</c> off) while the channel is not writable, so a peer that sends
     /// faster than it reads cannot grow the outbound buffer without bound. On by default.</summary>
     public bool PauseReadsWhenUnwritable { get; init; } = true;
-
-    /// <summary>The most input read and discarded after a protocol violation, while waiting for the peer's Close,
-    /// before the channel is closed anyway.</summary>
-    public int MaxDrainBytes { get; init; } = 1024 * 1024;
 }
