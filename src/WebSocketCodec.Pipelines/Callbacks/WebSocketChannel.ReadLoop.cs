@@ -18,7 +18,7 @@ public sealed partial class WebSocketChannel
             // websocket ends. After our Close nothing more is sent, so the loop reads on to find the peer's Close.
             while (!_output.IsWritable && !_output.IsEnded && !_aborted && !_timerDue && _session.State == WebSocketSessionState.Open)
             {
-                await WaitWritableOrWakeAsync().ConfigureAwait(false);
+                await _wake.WaitAsync().ConfigureAwait(false); // writable again, a timer, an abort, or the output ended
             }
 
             if (_aborted)
@@ -122,24 +122,6 @@ public sealed partial class WebSocketChannel
                 return;
             }
         }
-    }
-
-    private async Task WaitWritableOrWakeAsync()
-    {
-        Task writable = _output.WaitWritableAsync();
-        if (writable.IsCompleted)
-        {
-            return;
-        }
-
-        var wake = new TaskCompletionSource(TaskCreationOptions.RunContinuationsAsynchronously);
-        Volatile.Write(ref _loopWake, wake);
-        if (_timerDue || _aborted || _output.IsWritable)
-        {
-            return; // woken in between
-        }
-
-        await Task.WhenAny(writable, wake.Task).ConfigureAwait(false);
     }
 
     /// <summary>Applies the session's timers and the slow-consumer policy; returns whether the loop must end now.</summary>

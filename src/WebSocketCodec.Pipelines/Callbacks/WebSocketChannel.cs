@@ -36,7 +36,8 @@ public sealed partial class WebSocketChannel : IDisposable
     private bool _closeTimedOut;
     private volatile bool _timerDue;
     private bool _armedForClose;
-    private TaskCompletionSource? _loopWake;
+    private readonly LoopSignal _wake = new();
+    private int _reportedWritable = 1;
     private long _unwritableSince;
     private bool _slowConsumer;
     private Task? _endingOutput;
@@ -257,6 +258,16 @@ public sealed partial class WebSocketChannel : IDisposable
 
     private void OnWritabilityChanged(bool writable)
     {
+        if (writable || _output.IsEnded)
+        {
+            _wake.Set();
+        }
+
+        if (Interlocked.Exchange(ref _reportedWritable, writable ? 1 : 0) == (writable ? 1 : 0))
+        {
+            return; // no change (the output ended while not writable)
+        }
+
         if (!writable)
         {
             Interlocked.CompareExchange(ref _unwritableSince, Math.Max(1, _time.GetTimestamp()), 0);
@@ -274,11 +285,10 @@ public sealed partial class WebSocketChannel : IDisposable
             }
         }
 
-        WakeLoop();
         WritabilityChanged?.Invoke(this, writable);
     }
 
-    private void WakeLoop() => Interlocked.Exchange(ref _loopWake, null)?.TrySetResult();
+    private void WakeLoop() => _wake.Set();
 
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
     internal void CheckOnReadLoop()

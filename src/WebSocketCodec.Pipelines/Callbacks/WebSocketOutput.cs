@@ -270,28 +270,42 @@ internal sealed class WebSocketOutput : IBufferWriter<byte>
                     return; // given up, or the peer is gone
                 }
 
-                ReadOnlySequence<byte> appended;
+                ReadOnlySequence<byte> appended = default;
+                bool done, changed = false;
                 lock (Sync)
                 {
                     WebSocketTelemetry.BytesSent.Add(target - _flushed);
                     _flushed = target;
-                    if (_ended || SideAppended == _sideCopied)
+                    done = _ended || SideAppended == _sideCopied;
+                    if (done)
                     {
-                        failed = false;
                         _flushing = false;
-                        FinishLocked();
-                        return;
+                        changed = FinishLocked();
                     }
-
-                    _sideWriter!.Commit();
-                    ValueTask<FlushResult> published = _side!.Writer.FlushAsync(); // never waits: no pause threshold
-                    if (published.IsCompleted)
+                    else
                     {
-                        _ = published.Result;
+                        // Frames were appended during the flush: publish them in the side pipe and take them.
+                        _sideWriter!.Commit();
+                        ValueTask<FlushResult> published = _side!.Writer.FlushAsync(); // never waits: no pause threshold
+                        if (published.IsCompleted)
+                        {
+                            _ = published.Result;
+                        }
+
+                        _side.Reader.TryRead(out ReadResult read);
+                        appended = read.Buffer;
+                    }
+                }
+
+                if (done)
+                {
+                    failed = false;
+                    if (changed)
+                    {
+                        ReportWritability(true);
                     }
 
-                    _side.Reader.TryRead(out ReadResult read);
-                    appended = read.Buffer;
+                    return;
                 }
 
                 // Outside the lock: appends go on into the side pipe while these bytes go behind the earlier ones.
@@ -322,11 +336,15 @@ internal sealed class WebSocketOutput : IBufferWriter<byte>
                     _flushing = false;
                     FinishLocked();
                 }
+
+                ReportWritability(_writable); // wakes whoever waits: the output ended
             }
         }
     }
 
-    private void FinishLocked()
+    /// <summary>A flush run ended: applies the water marks, wakes the waiters; returns whether the websocket became
+    /// writable again (report it outside the lock).</summary>
+    private bool FinishLocked()
     {
         bool wasWritable = _writable;
         long unflushed = UnflushedLocked;
@@ -337,10 +355,6 @@ internal sealed class WebSocketOutput : IBufferWriter<byte>
             Interlocked.Exchange(ref _writableAgain, null)?.TrySetResult();
         }
 
-        if (_writable != wasWritable && _writabilityChanged is not null)
-        {
-            ThreadPool.UnsafeQueueUserWorkItem(
-                static state => state.Report(state.Writable), (Report: _writabilityChanged, Writable: _writable), preferLocal: false);
-        }
+        return _writable && !wasWritable;
     }
 }
