@@ -15,7 +15,7 @@ public sealed partial class WebSocketChannel
     private async Task DrainAsync(PipeReader reader)
     {
         _timer?.Change(System.Threading.Timeout.InfiniteTimeSpan, System.Threading.Timeout.InfiniteTimeSpan);
-        _ = _output.FlushAsync();
+        _output.Flush();
         using var deadline = new CancellationTokenSource(_session.Options.CloseTimeout, _time);
         long drained = 0;
         try
@@ -105,7 +105,8 @@ public sealed partial class WebSocketChannel
     {
         await Task.Yield(); // never under the caller's lock
         bool givenUp = _aborted || _slowConsumer || _session.Timeout is SessionTimerResult.KeepAliveTimeout or SessionTimerResult.CloseTimeout;
-        Task flushed = _output.FlushAsync();
+        _output.Flush();
+        Task flushed = _output.IdleAsync();
         bool stuck = false;
         if (!flushed.IsCompleted)
         {

@@ -70,7 +70,7 @@ public sealed partial class WebSocketChannel
                 _output.ReportWritability(false);
             }
 
-            _ = _output.FlushAsync(); // never awaited here: the loop does not wait on the network
+            _output.Flush(); // never waits: the loop does not wait on the network
 
             if (status == OperationStatus.InvalidData)
             {
@@ -146,7 +146,7 @@ public sealed partial class WebSocketChannel
             ArmTimer();
         }
 
-        _ = _output.FlushAsync();
+        _output.Flush();
         return timer is SessionTimerResult.KeepAliveTimeout or SessionTimerResult.CloseTimeout;
     }
 

@@ -192,7 +192,8 @@ public sealed partial class WebSocketChannel : IDisposable
         if (started && !IsOnReadLoop && !_aborted)
         {
             // On the loop, the loop flushes after this read; elsewhere flush now.
-            Task flushed = _output.FlushAsync();
+            _output.Flush();
+            Task flushed = _output.IdleAsync();
             if (!flushed.IsCompleted)
             {
                 await flushed.WaitAsync(cancellationToken).ConfigureAwait(false);
@@ -251,10 +252,6 @@ public sealed partial class WebSocketChannel : IDisposable
             _session.Dispose();
         }
     }
-
-    /// <summary>Starts a flush of what was appended (from a sender that is not on the read loop) and, when the
-    /// websocket stopped being writable, says so.</summary>
-    internal Task KickFlush() => _output.FlushAsync();
 
     private void OnWritabilityChanged(bool writable)
     {

@@ -206,7 +206,7 @@ public sealed class WebSocketFrameSender
             _output.ReportWritability(false);
         }
 
-        _ = _output.FlushAsync();
+        _output.Flush();
     }
 
     /// <summary>Where a synchronous send on the loop writes: the output, or scratch memory after our Close.</summary>

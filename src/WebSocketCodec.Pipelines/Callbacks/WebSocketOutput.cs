@@ -27,6 +27,9 @@ internal sealed class WebSocketOutput : IBufferWriter<byte>
     private long _sideCopied;
     private long _flushed;
     private bool _writable = true;
+    private long _target;
+    private ValueTask<FlushResult> _pending;
+    private readonly Action _resume;
     private TaskCompletionSource? _drained;       // completed when no flush is under way any more
     private TaskCompletionSource? _writableAgain; // completed when writable again (or ended)
 
@@ -37,6 +40,7 @@ internal sealed class WebSocketOutput : IBufferWriter<byte>
         _high = highWaterMark;
         _low = lowWaterMark;
         _writabilityChanged = writabilityChanged;
+        _resume = Resume;
     }
 
     /// <summary>The lock every append takes (the read loop holds it for one read's dispatch, never across a flush).</summary>
@@ -124,37 +128,40 @@ internal sealed class WebSocketOutput : IBufferWriter<byte>
     public void ReportWritability(bool writable) => _writabilityChanged?.Invoke(writable);
 
     /// <summary>Starts flushing what was appended unless a flush is under way (that one takes these bytes when the
-    /// transport has taken the earlier ones). Never waits; call it outside <see cref="Sync"/>.</summary>
-    /// <returns>A task that completes when no flush is under way any more (every byte so far flushed, or the output
-    /// ended).</returns>
-    public Task FlushAsync()
+    /// transport has taken the earlier ones). Never waits and allocates nothing; call it outside <see cref="Sync"/>.
+    /// <see cref="IdleAsync"/> tells when the bytes are out.</summary>
+    public void Flush()
     {
-        long target;
         lock (Sync)
         {
-            if (_ended)
+            if (_ended || _flushing)
             {
-                return Task.CompletedTask;
-            }
-
-            if (_flushing)
-            {
-                _drained ??= new TaskCompletionSource(TaskCreationOptions.RunContinuationsAsynchronously);
-                return _drained.Task;
+                return;
             }
 
             _direct.Commit();
             if (_direct.Committed + _sideCopied == _flushed && SideAppended == _sideCopied)
             {
-                return Task.CompletedTask; // nothing new
+                return; // nothing new
             }
 
             _flushing = true;
-            target = _direct.Committed + _sideCopied;
+            _target = _direct.Committed + _sideCopied;
         }
 
-        Task flushing = RunFlushesAsync(target);
-        if (!flushing.IsCompleted)
+        ValueTask<FlushResult> flush;
+        try
+        {
+            flush = _transport.FlushAsync();
+        }
+        catch (Exception error)
+        {
+            Fail(error);
+            return;
+        }
+
+        Drive(flush);
+        if (_flushing)
         {
             bool stopped;
             lock (Sync)
@@ -167,8 +174,6 @@ internal sealed class WebSocketOutput : IBufferWriter<byte>
                 ReportWritability(false);
             }
         }
-
-        return flushing;
     }
 
     /// <summary>Completes when the websocket is writable again or the output ended.</summary>
@@ -254,92 +259,119 @@ internal sealed class WebSocketOutput : IBufferWriter<byte>
         side?.Reader.Complete();
     }
 
-    /// <summary>Flushes the transport until nothing appended is left, copying what was appended meanwhile behind it.
-    /// Until <see cref="_flushing"/> is cleared, only this method touches the transport's writer.</summary>
-    private async Task RunFlushesAsync(long target)
+    /// <summary>Runs flushes until nothing appended is left, copying what was appended meanwhile behind the earlier
+    /// bytes; a flush the transport holds back resumes here through a cached continuation (no allocation). Until
+    /// <see cref="_flushing"/> is cleared, only this touches the transport's writer.</summary>
+    private void Drive(ValueTask<FlushResult> flush)
     {
-        bool failed = true;
-        try
+        while (true)
         {
-            while (true)
+            if (!flush.IsCompleted)
             {
-                ValueTask<FlushResult> flush = _transport.FlushAsync();
-                FlushResult result = flush.IsCompletedSuccessfully ? flush.Result : await flush.ConfigureAwait(false);
+                _pending = flush;
+                flush.ConfigureAwait(false).GetAwaiter().UnsafeOnCompleted(_resume);
+                return;
+            }
+
+            try
+            {
+                FlushResult result = flush.GetAwaiter().GetResult();
                 if (result.IsCanceled || result.IsCompleted)
                 {
-                    return; // given up, or the peer is gone
-                }
-
-                ReadOnlySequence<byte> appended = default;
-                bool done, changed = false;
-                lock (Sync)
-                {
-                    WebSocketTelemetry.BytesSent.Add(target - _flushed);
-                    _flushed = target;
-                    done = _ended || SideAppended == _sideCopied;
-                    if (done)
-                    {
-                        _flushing = false;
-                        changed = FinishLocked();
-                    }
-                    else
-                    {
-                        // Frames were appended during the flush: publish them in the side pipe and take them.
-                        _sideWriter!.Commit();
-                        ValueTask<FlushResult> published = _side!.Writer.FlushAsync(); // never waits: no pause threshold
-                        if (published.IsCompleted)
-                        {
-                            _ = published.Result;
-                        }
-
-                        _side.Reader.TryRead(out ReadResult read);
-                        appended = read.Buffer;
-                    }
-                }
-
-                if (done)
-                {
-                    failed = false;
-                    if (changed)
-                    {
-                        ReportWritability(true);
-                    }
-
+                    Fail(null); // given up, or the peer is gone
                     return;
                 }
 
-                // Outside the lock: appends go on into the side pipe while these bytes go behind the earlier ones.
-                foreach (ReadOnlyMemory<byte> segment in appended)
+                if (!TakeAppended(out flush))
                 {
-                    _transport.Write(segment.Span);
-                }
-
-                lock (Sync)
-                {
-                    _sideCopied += appended.Length;
-                    _side!.Reader.AdvanceTo(appended.End);
-                    target = _direct.Committed + _sideCopied;
+                    return;
                 }
             }
-        }
-        catch (Exception error)
-        {
-            Error = error;
-        }
-        finally
-        {
-            if (failed)
+            catch (Exception error)
             {
-                lock (Sync)
-                {
-                    _ended = true;
-                    _flushing = false;
-                    FinishLocked();
-                }
-
-                ReportWritability(_writable); // wakes whoever waits: the output ended
+                Fail(error);
+                return;
             }
         }
+    }
+
+    private void Resume()
+    {
+        ValueTask<FlushResult> flush = _pending;
+        _pending = default;
+        Drive(flush);
+    }
+
+    /// <summary>After a flush: done (false) when nothing was appended meanwhile, else copies those bytes behind and
+    /// starts the next flush.</summary>
+    private bool TakeAppended(out ValueTask<FlushResult> next)
+    {
+        next = default;
+        ReadOnlySequence<byte> appended = default;
+        bool done, changed = false;
+        lock (Sync)
+        {
+            WebSocketTelemetry.BytesSent.Add(_target - _flushed);
+            _flushed = _target;
+            done = _ended || SideAppended == _sideCopied;
+            if (done)
+            {
+                _flushing = false;
+                changed = FinishLocked();
+            }
+            else
+            {
+                // Frames were appended during the flush: publish them in the side pipe and take them.
+                _sideWriter!.Commit();
+                ValueTask<FlushResult> published = _side!.Writer.FlushAsync(); // never waits: no pause threshold
+                if (published.IsCompleted)
+                {
+                    _ = published.GetAwaiter().GetResult();
+                }
+
+                _side.Reader.TryRead(out ReadResult read);
+                appended = read.Buffer;
+            }
+        }
+
+        if (done)
+        {
+            if (changed)
+            {
+                ReportWritability(true);
+            }
+
+            return false;
+        }
+
+        // Outside the lock: appends go on into the side pipe while these bytes go behind the earlier ones.
+        foreach (ReadOnlyMemory<byte> segment in appended)
+        {
+            _transport.Write(segment.Span);
+        }
+
+        lock (Sync)
+        {
+            _sideCopied += appended.Length;
+            _side!.Reader.AdvanceTo(appended.End);
+            _target = _direct.Committed + _sideCopied;
+        }
+
+        next = _transport.FlushAsync();
+        return true;
+    }
+
+    private void Fail(Exception? error)
+    {
+        Error ??= error;
+        lock (Sync)
+        {
+            _ended = true;
+            _flushing = false;
+            FinishLocked();
+        }
+
+        ReportWritability(_writable); // wakes whoever waits: the output ended
     }
 
     /// <summary>A flush run ended: applies the water marks, wakes the waiters; returns whether the websocket became
