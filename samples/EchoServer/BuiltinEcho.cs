@@ -8,9 +8,9 @@ namespace WebSocketCodec.Samples.EchoServer;
 public static class BuiltinEcho
 {
     /// <summary>Serves the echo at <paramref name="path"/>.</summary>
-    public static void Map(WebApplication app, string path)
+    public static void Map(WebApplication app, string path, TimeSpan keepAlive = default)
     {
-        app.UseWebSockets(new WebSocketOptions { KeepAliveInterval = TimeSpan.Zero });
+        app.UseWebSockets(new WebSocketOptions { KeepAliveInterval = keepAlive, KeepAliveTimeout = keepAlive == TimeSpan.Zero ? Timeout.InfiniteTimeSpan : keepAlive });
         app.Map(path, EchoAsync);
     }
 

@@ -66,11 +66,11 @@ public sealed class EchoServerHost : IAsyncDisposable
         app.MapGet("/", ServeIndex);
         if (options.Codec == "builtin")
         {
-            BuiltinEcho.Map(app, EchoPath);
+            BuiltinEcho.Map(app, EchoPath, options.KeepAlive);
         }
         else
         {
-            OurEcho.Map(app, EchoPath);
+            OurEcho.Map(app, EchoPath, options.Session);
         }
 
         await app.StartAsync(cancellationToken);

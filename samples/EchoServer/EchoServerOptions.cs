@@ -14,4 +14,19 @@ public sealed record EchoServerOptions
 
     /// <summary><c>ours</c> (WebSocketCodec) or <c>builtin</c> (ASP.NET Core's WebSockets).</summary>
     public string Codec { get; init; } = "ours";
+
+    /// <summary>Keep-alive: a Ping when the websocket has been quiet this long, and the peer given up when its Pong
+    /// takes as long again; zero for off.</summary>
+    public TimeSpan KeepAlive { get; init; }
+
+    /// <summary>How long a peer may send nothing before it is closed with 1001; zero for no limit.</summary>
+    public TimeSpan IdleTimeout { get; init; }
+
+    /// <summary>The websocket session options these settings give.</summary>
+    public WebSocketSessionOptions Session => new()
+    {
+        KeepAliveInterval = KeepAlive,
+        KeepAliveTimeout = KeepAlive,
+        IdleTimeout = IdleTimeout,
+    };
 }

@@ -9,14 +9,11 @@ namespace WebSocketCodec.Samples.EchoServer;
 /// flush per read).</summary>
 internal static class OurEcho
 {
-    public static void Map(IEndpointRouteBuilder endpoints, string path) =>
-        endpoints.MapWebSocketCodec(path, static (_, sender) => new WebSocketMessageListener(sender, Echo));
+    public static void Map(IEndpointRouteBuilder endpoints, string path, WebSocketSessionOptions session) =>
+        endpoints.MapWebSocketCodec(
+            path, static (_, sender) => new WebSocketMessageListener(sender, Echo), new WebSocketAcceptOptions { Session = session });
 
-    private static void Echo(WebSocketFrameSender sender, WebSocketMessageType type, ReadOnlySpan<byte> payload)
-    {
-        if (sender.CanSend)
-        {
-            sender.Send(type == WebSocketMessageType.Text ? WebSocketOpcode.Text : WebSocketOpcode.Binary, payload);
-        }
-    }
+    // After our Close (a shutdown's 1001, an idle timeout) Send drops the frame and returns false: no guard needed.
+    private static void Echo(WebSocketFrameSender sender, WebSocketMessageType type, ReadOnlySpan<byte> payload) =>
+        sender.Send(type == WebSocketMessageType.Text ? WebSocketOpcode.Text : WebSocketOpcode.Binary, payload);
 }

@@ -6,9 +6,22 @@ var port = new Option<int>("--port") { DefaultValueFactory = _ => 8080, Descript
 var tls = new Option<bool>("--tls") { Description = "Serve wss:// and https:// with a self-signed certificate made at start." };
 var codec = new Option<string>("--codec") { DefaultValueFactory = _ => "ours", Description = "ours (WebSocketCodec) or builtin (ASP.NET Core's WebSockets)." };
 codec.AcceptOnlyFromAmong("ours", "builtin");
+var keepAlive = new Option<double>("--keepalive") { Description = "Seconds of quiet before a keep-alive Ping; the Pong timeout is the same (0: off)." };
+var idleTimeout = new Option<double>("--idle-timeout") { Description = "Seconds a peer may send nothing before it is closed with 1001 (0: off; ours only)." };
+foreach (Option<double> seconds in new[] { keepAlive, idleTimeout })
+{
+    seconds.Validators.Add(result =>
+    {
+        if (result.GetValueOrDefault<double>() is < 0 or > 86_400)
+        {
+            result.AddError($"{result.Option.Name} takes 0 to 86400 seconds.");
+        }
+    });
+}
+
 var root = new RootCommand("WebSocketCodec echo server: echoes every websocket message sent to /echo; / serves a page that uses it (open it in a browser).")
 {
-    host, port, tls, codec,
+    host, port, tls, codec, keepAlive, idleTimeout,
 };
 root.SetAction(async (parseResult, cancellation) =>
 {
@@ -18,6 +31,8 @@ root.SetAction(async (parseResult, cancellation) =>
         Port = parseResult.GetValue(port),
         Tls = parseResult.GetValue(tls),
         Codec = parseResult.GetValue(codec)!,
+        KeepAlive = TimeSpan.FromSeconds(parseResult.GetValue(keepAlive)),
+        IdleTimeout = TimeSpan.FromSeconds(parseResult.GetValue(idleTimeout)),
     };
     EchoServerHost server;
     try

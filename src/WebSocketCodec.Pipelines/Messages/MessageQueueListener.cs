@@ -6,7 +6,7 @@ using System.Threading.Channels;
 namespace WebSocketCodec.Pipelines;
 
 /// <summary>Queues whole messages in pooled buffers for <see cref="MessageWebSocket.ReceiveAsync"/>, and pauses the
-/// read loop while the queue is full.</summary>
+/// read loop while the queue is full: in messages or in bytes, whichever bound is reached first.</summary>
 internal sealed class MessageQueueListener : IWebSocketFrameListener, IDisposable
 {
     private readonly ArrayPool<byte> _pool;
@@ -15,15 +15,21 @@ internal sealed class MessageQueueListener : IWebSocketFrameListener, IDisposabl
         new UnboundedChannelOptions { SingleReader = false, SingleWriter = true });
 
     private int _capacity;
+    private long _byteCapacity;
     private int _queued;
+    private long _queuedBytes;
     private TaskCompletionSource? _room;
 
-    public MessageQueueListener(ArrayPool<byte> pool, int capacity)
+    public MessageQueueListener(ArrayPool<byte> pool, int capacity, long byteCapacity = long.MaxValue)
     {
         _pool = pool;
         _assembler = new MessageAssembler(pool);
         _capacity = capacity;
+        _byteCapacity = byteCapacity;
     }
+
+    private bool HasRoom => Volatile.Read(ref _queued) < Volatile.Read(ref _capacity)
+        && Interlocked.Read(ref _queuedBytes) < Interlocked.Read(ref _byteCapacity);
 
     public void OnFrame(WebSocketOpcode opcode, bool fin, int rsv, Span<byte> payload)
     {
@@ -51,6 +57,7 @@ internal sealed class MessageQueueListener : IWebSocketFrameListener, IDisposabl
 
         var message = new WebSocketMessage(_pool, buffer, length, text ? WebSocketMessageType.Text : WebSocketMessageType.Binary);
         Interlocked.Increment(ref _queued);
+        Interlocked.Add(ref _queuedBytes, length);
         if (!_queue.Writer.TryWrite(message))
         {
             message.Dispose();
@@ -59,14 +66,14 @@ internal sealed class MessageQueueListener : IWebSocketFrameListener, IDisposabl
 
     public ValueTask OnReadCompleteAsync(CancellationToken cancellationToken)
     {
-        if (Volatile.Read(ref _queued) < Volatile.Read(ref _capacity))
+        if (HasRoom)
         {
             return default;
         }
 
         var room = new TaskCompletionSource(TaskCreationOptions.RunContinuationsAsynchronously);
         Volatile.Write(ref _room, room);
-        if (Volatile.Read(ref _queued) < _capacity)
+        if (HasRoom)
         {
             room.TrySetResult(); // a receive made room in between
         }
@@ -78,6 +85,7 @@ internal sealed class MessageQueueListener : IWebSocketFrameListener, IDisposabl
     public void ReleasePause()
     {
         Volatile.Write(ref _capacity, int.MaxValue);
+        Interlocked.Exchange(ref _byteCapacity, long.MaxValue);
         Interlocked.Exchange(ref _room, null)?.TrySetResult();
     }
 
@@ -95,7 +103,9 @@ internal sealed class MessageQueueListener : IWebSocketFrameListener, IDisposabl
         {
             if (_queue.Reader.TryRead(out WebSocketMessage? message))
             {
-                if (Interlocked.Decrement(ref _queued) < _capacity)
+                Interlocked.Decrement(ref _queued);
+                Interlocked.Add(ref _queuedBytes, -message.Length);
+                if (HasRoom)
                 {
                     Interlocked.Exchange(ref _room, null)?.TrySetResult();
                 }

@@ -20,12 +20,15 @@ public sealed class MessageWebSocket : IAsyncDisposable
     /// <param name="channel">A websocket that is not running yet.</param>
     /// <param name="pool">The pool for received messages (the session's pool should match).</param>
     /// <param name="maxQueuedMessages">Received messages held before reading pauses (backpressure).</param>
-    public MessageWebSocket(WebSocketChannel channel, ArrayPool<byte>? pool = null, int maxQueuedMessages = 64)
+    /// <param name="maxQueuedBytes">Bytes of received messages held before reading pauses (one message larger than
+    /// this is still taken, alone). 4 MiB by default.</param>
+    public MessageWebSocket(WebSocketChannel channel, ArrayPool<byte>? pool = null, int maxQueuedMessages = 64, long maxQueuedBytes = 4 * 1024 * 1024)
     {
         ArgumentNullException.ThrowIfNull(channel);
         ArgumentOutOfRangeException.ThrowIfNegativeOrZero(maxQueuedMessages);
+        ArgumentOutOfRangeException.ThrowIfNegativeOrZero(maxQueuedBytes);
         _channel = channel;
-        _listener = new MessageQueueListener(pool ?? ArrayPool<byte>.Shared, maxQueuedMessages);
+        _listener = new MessageQueueListener(pool ?? ArrayPool<byte>.Shared, maxQueuedMessages, maxQueuedBytes);
     }
 
     /// <summary>The underlying websocket.</summary>

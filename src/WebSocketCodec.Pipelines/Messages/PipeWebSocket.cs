@@ -85,7 +85,8 @@ public sealed class PipeWebSocket : WebSocket
         }
     }
 
-    /// <inheritdoc />
+    /// <summary>Aborts the websocket if it is still open and returns at once (as <c>ManagedWebSocket</c> does): no thread
+    /// waits for the read loop; the buffers of unreceived messages go back to the pool when it has ended.</summary>
     public override void Dispose()
     {
         if (!_disposed)
@@ -93,7 +94,27 @@ public sealed class PipeWebSocket : WebSocket
             _disposed = true;
             _current?.Dispose();
             _current = null;
-            _messages.DisposeAsync().AsTask().GetAwaiter().GetResult();
+            ValueTask disposing = _messages.DisposeAsync();
+            if (!disposing.IsCompleted)
+            {
+                _ = ObserveAsync(disposing);
+            }
+            else
+            {
+                disposing.GetAwaiter().GetResult();
+            }
+        }
+    }
+
+    private static async Task ObserveAsync(ValueTask disposing)
+    {
+        try
+        {
+            await disposing.ConfigureAwait(false);
+        }
+        catch (Exception error) when (error is OperationCanceledException or IOException or InvalidOperationException)
+        {
+            // The aborted read loop's end: nothing to report to a disposed websocket.
         }
     }
 

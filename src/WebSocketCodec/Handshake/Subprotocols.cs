@@ -39,4 +39,32 @@ public static class Subprotocols
 
         return true;
     }
+
+    /// <summary>
+    /// Checks a client's list of subprotocols to offer: each a non-empty HTTP token (RFC 6455 §4.1), none twice.
+    /// </summary>
+    /// <param name="offered">The subprotocols, most preferred first.</param>
+    /// <param name="paramName">The caller's parameter, for the exception.</param>
+    /// <exception cref="ArgumentException">An element is not a token, or is offered twice.</exception>
+    public static void ValidateOffer(IEnumerable<string>? offered, string paramName = "subprotocols")
+    {
+        if (offered is null)
+        {
+            return;
+        }
+
+        var seen = new HashSet<string>(StringComparer.Ordinal);
+        foreach (string? name in offered)
+        {
+            if (name is null || !HttpToken.IsToken(name))
+            {
+                throw new ArgumentException($"The subprotocol '{name}' is not an HTTP token (RFC 6455 section 4.1).", paramName);
+            }
+
+            if (!seen.Add(name))
+            {
+                throw new ArgumentException($"The subprotocol '{name}' is offered twice.", paramName);
+            }
+        }
+    }
 }

@@ -62,6 +62,7 @@ public static class Http1Handshake
         IEnumerable<string>? subprotocols = null, IEnumerable<KeyValuePair<string, string>>? headers = null)
     {
         ArgumentNullException.ThrowIfNull(output);
+        Subprotocols.ValidateOffer(subprotocols, nameof(subprotocols));
         var text = new StringBuilder(256)
             .Append("GET ").Append(target).Append(" HTTP/1.1\r\nHost: ").Append(host)
             .Append("\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Version: 13\r\nSec-WebSocket-Key: ")

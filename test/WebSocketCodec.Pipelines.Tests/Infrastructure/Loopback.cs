@@ -108,6 +108,19 @@ public sealed class Loopback
         }
     }
 
+    /// <summary>Bytes the server sent and nobody read yet, without consuming them.</summary>
+    public long ServerBytesPending()
+    {
+        if (_toClient.Reader.TryRead(out ReadResult result))
+        {
+            long length = result.Buffer.Length;
+            _toClient.Reader.AdvanceTo(result.Buffer.Start);
+            return length;
+        }
+
+        return 0;
+    }
+
     /// <summary>Whether the server has closed its output, without waiting.</summary>
     public bool ServerOutputCompleted()
     {
