@@ -12,13 +12,22 @@ public sealed partial class WebSocketChannel
     private async Task ReadLoopAsync(IWebSocketFrameListener listener)
     {
         PipeReader reader = _transport.Input;
+        bool answered = false;
         while (true)
         {
-            // Above the high water mark, stop reading until the output drains to the low mark, a timer fires, or the
-            // websocket ends. After our Close nothing more is sent, so the loop reads on to find the peer's Close.
-            while (!_output.IsWritable && !_output.IsEnded && !_aborted && !_timerDue && _session.State == WebSocketSessionState.Open)
+            // A listener that answers what it reads (an echo) makes output as fast as the peer sends: while that output
+            // waits for the transport, stop reading until it is taken, a timer fires or the websocket ends. A listener
+            // that only consumes keeps reading (its application's sends wait at the high water mark instead), so two
+            // peers that stream to each other never stop each other. After our Close the loop reads on for the answer.
+            while (answered && ShouldPause())
             {
-                await _wake.WaitAsync().ConfigureAwait(false); // writable again, a timer, an abort, or the output ended
+                Interlocked.Exchange(ref _loopWaiting, 1);
+                if (ShouldPause())
+                {
+                    await _wake.WaitAsync().ConfigureAwait(false); // flushed, a timer, an abort, or the output ended
+                }
+
+                Volatile.Write(ref _loopWaiting, 0);
             }
 
             if (_aborted)
@@ -46,6 +55,7 @@ public sealed partial class WebSocketChannel
                 if (!buffer.IsEmpty)
                 {
                     _loopThread = Environment.CurrentManagedThreadId;
+                    Sender.LoopSent = false;
                     try
                     {
                         status = Dispatch(buffer, listener, out consumed);
@@ -54,6 +64,8 @@ public sealed partial class WebSocketChannel
                     {
                         _loopThread = 0;
                     }
+
+                    answered = Sender.LoopSent;
                 }
 
                 reader.AdvanceTo(consumed, buffer.End);
@@ -123,6 +135,10 @@ public sealed partial class WebSocketChannel
             }
         }
     }
+
+    private bool ShouldPause() =>
+        (_output.IsFlushing || !_output.IsWritable) && !_output.IsEnded && !_aborted && !_timerDue
+        && _session.State == WebSocketSessionState.Open;
 
     /// <summary>Applies the session's timers and the slow-consumer policy; returns whether the loop must end now.</summary>
     private bool OnTimerDue()

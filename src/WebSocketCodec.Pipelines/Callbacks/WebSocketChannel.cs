@@ -13,8 +13,8 @@ namespace WebSocketCodec.Pipelines;
 /// the protocol wrote. Inbound and outbound are apart: appending a frame takes a short lock and never waits for the
 /// network, the read loop never waits on a flush, and the timers (idle, keep-alive, close, slow consumer) always fire.
 /// Outbound bytes waiting for the transport count against high and low water marks (<see cref="IsWritable"/>): above
-/// the high mark <c>SendAsync</c> waits, <see cref="WebSocketFrameSender.TrySend"/> returns false and the loop stops
-/// reading. A protocol violation ends in one Close with its status, then the input is drained frame by frame (bounded
+/// the high mark <c>SendAsync</c> waits and <see cref="WebSocketFrameSender.TrySend"/> returns false; a listener that
+/// answers what it reads pauses the loop while its output waits for the transport. A protocol violation ends in one Close with its status, then the input is drained frame by frame (bounded
 /// in bytes and time) until the peer's Close or FIN, and only then is the transport closed, so a reset never erases
 /// our Close.
 /// </summary>
@@ -38,6 +38,7 @@ public sealed partial class WebSocketChannel : IDisposable
     private bool _armedForClose;
     private readonly LoopSignal _wake = new();
     private int _reportedWritable = 1;
+    private int _loopWaiting;
     private long _unwritableSince;
     private bool _slowConsumer;
     private Task? _endingOutput;
@@ -54,7 +55,7 @@ public sealed partial class WebSocketChannel : IDisposable
         _transport = transport;
         WebSocketSessionOptions settings = options ?? WebSocketSessionOptions.Default;
         _output = new WebSocketOutput(
-            transport.Output, settings.OutboundHighWaterMark, settings.OutboundLowWaterMark, OnWritabilityChanged);
+            transport.Output, settings.OutboundHighWaterMark, settings.OutboundLowWaterMark, OnWritabilityChanged, OnFlushEnded);
         // Every call into the session happens under the output's lock, so it writes its control frames straight into
         // the output, in order with the application's frames.
         _session = new WebSocketSession(role, settings) { Output = _output };
@@ -286,6 +287,14 @@ public sealed partial class WebSocketChannel : IDisposable
     }
 
     private void WakeLoop() => _wake.Set();
+
+    private void OnFlushEnded()
+    {
+        if (Volatile.Read(ref _loopWaiting) != 0)
+        {
+            _wake.Set();
+        }
+    }
 
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
     internal void CheckOnReadLoop()

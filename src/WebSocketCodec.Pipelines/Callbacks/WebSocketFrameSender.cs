@@ -19,6 +19,9 @@ public sealed class WebSocketFrameSender
     private OutboundFragmentOrder _order;
     private ArrayBufferWriter<byte>? _discard;
 
+    /// <summary>Set by the synchronous sends (the listener answered what it read); the read loop clears and reads it.</summary>
+    internal bool LoopSent;
+
     internal WebSocketFrameSender(WebSocketChannel channel, WebSocketOutput output, FrameEncoder encoder)
     {
         _channel = channel;
@@ -66,6 +69,7 @@ public sealed class WebSocketFrameSender
         CoalescingWriter writer = _output.Current;
         writer.Advance(_encoder.Write(writer.GetSpan(payload.Length + 14), opcode, payload, fin));
         _order = order; // recorded once the frame is written
+        LoopSent = true;
         return true;
     }
 
@@ -88,6 +92,7 @@ public sealed class WebSocketFrameSender
     public BulkFrameWriter BeginBulk(int sizeHint = 16 * 1024)
     {
         _channel.CheckOnReadLoop();
+        LoopSent = true;
         return new BulkFrameWriter(_encoder, _channel.CanSend ? _output.Current : Discard, sizeHint);
     }
 
@@ -154,6 +159,7 @@ public sealed class WebSocketFrameSender
         ArgumentNullException.ThrowIfNull(write);
         if (_channel.IsOnReadLoop)
         {
+            LoopSent = true;
             WriteBulk(write, state, _channel.CanSend ? _output.Current : Discard, sizeHint);
             return;
         }
@@ -220,6 +226,7 @@ public sealed class WebSocketFrameSender
         }
 
         _order.Next(opcode, fin);
+        LoopSent = true;
         return _output.Current;
     }
 

@@ -18,6 +18,7 @@ internal sealed class WebSocketOutput : IBufferWriter<byte>
     private readonly long _high;
     private readonly long _low;
     private readonly Action<bool>? _writabilityChanged;
+    private readonly Action? _flushEnded;
 
     private Pipe? _side;
     private CoalescingWriter? _sideWriter;
@@ -33,8 +34,9 @@ internal sealed class WebSocketOutput : IBufferWriter<byte>
     private TaskCompletionSource? _drained;       // completed when no flush is under way any more
     private TaskCompletionSource? _writableAgain; // completed when writable again (or ended)
 
-    public WebSocketOutput(PipeWriter transport, long highWaterMark, long lowWaterMark, Action<bool>? writabilityChanged)
+    public WebSocketOutput(PipeWriter transport, long highWaterMark, long lowWaterMark, Action<bool>? writabilityChanged, Action? flushEnded = null)
     {
+        _flushEnded = flushEnded;
         _transport = transport;
         _direct = new CoalescingWriter(transport);
         _high = highWaterMark;
@@ -341,6 +343,7 @@ internal sealed class WebSocketOutput : IBufferWriter<byte>
                 ReportWritability(true);
             }
 
+            _flushEnded?.Invoke();
             return false;
         }
 
@@ -372,6 +375,7 @@ internal sealed class WebSocketOutput : IBufferWriter<byte>
         }
 
         ReportWritability(_writable); // wakes whoever waits: the output ended
+        _flushEnded?.Invoke();
     }
 
     /// <summary>A flush run ended: applies the water marks, wakes the waiters; returns whether the websocket became
