@@ -19,11 +19,14 @@ public static class WebSocketClient
     /// <see cref="WebSocketChannel.RunAsync(WebSocketExchange, CancellationToken)"/> or wrap it in a
     /// <see cref="MessageWebSocket"/> or <see cref="PipeWebSocket"/>.</summary>
     /// <exception cref="WebSocketHandshakeException">The handshake failed or timed out.</exception>
+    /// <exception cref="ArgumentException">A subprotocol to offer is not an HTTP token or is offered twice (checked
+    /// before connecting).</exception>
     public static async Task<WebSocketChannel> ConnectAsync(
         Uri uri, WebSocketClientOptions? options = null, CancellationToken cancellationToken = default)
     {
         ArgumentNullException.ThrowIfNull(uri);
         options ??= WebSocketClientOptions.Default;
+        Subprotocols.ValidateOffer(options.Subprotocols, nameof(options)); // a caller's mistake, not a failed handshake
         bool secure = uri.Scheme switch
         {
             "ws" => false,

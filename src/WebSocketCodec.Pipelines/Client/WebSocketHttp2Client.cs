@@ -27,6 +27,8 @@ public static class WebSocketHttp2Client
     /// <exception cref="WebSocketHandshakeException">The server refused (with its status), does not accept
     /// websockets over HTTP/2, chose a subprotocol that was not offered or an extension, or the handshake timed
     /// out.</exception>
+    /// <exception cref="ArgumentException">A subprotocol to offer is not an HTTP token or is offered twice (checked
+    /// before the request is sent).</exception>
     public static async Task<WebSocketChannel> ConnectAsync(
         HttpMessageInvoker invoker, Uri uri, WebSocketClientOptions? options = null, CancellationToken cancellationToken = default)
     {
