@@ -1,3 +1,4 @@
+using System.Buffers;
 using System.Net.WebSockets;
 using System.Runtime.CompilerServices;
 
@@ -21,8 +22,18 @@ public sealed class PipeWebSocket : WebSocket
 
     /// <summary>Wraps a websocket channel that is not running yet and starts its read loop.</summary>
     public PipeWebSocket(WebSocketChannel channel)
+        : this(channel, pool: null)
     {
-        _messages = new MessageWebSocket(channel).Start(CancellationToken.None);
+    }
+
+    /// <summary>Wraps a websocket channel that is not running yet and starts its read loop, with received messages in
+    /// buffers from <paramref name="pool"/>.</summary>
+    /// <param name="channel">A websocket that is not running yet.</param>
+    /// <param name="pool">The pool for received messages (the session's pool should match); null for the shared
+    /// pool.</param>
+    public PipeWebSocket(WebSocketChannel channel, ArrayPool<byte>? pool)
+    {
+        _messages = new MessageWebSocket(channel, pool).Start(CancellationToken.None);
     }
 
     /// <summary>The message API underneath.</summary>
