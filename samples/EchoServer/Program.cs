@@ -1,4 +1,6 @@
 using System.CommandLine;
+using System.CommandLine.Parsing;
+using System.Globalization;
 using WebSocketCodec.Samples.EchoServer;
 
 var host = new Option<string>("--host") { DefaultValueFactory = _ => "127.0.0.1", Description = "Address to listen on." };
@@ -6,18 +8,8 @@ var port = new Option<int>("--port") { DefaultValueFactory = _ => 8080, Descript
 var tls = new Option<bool>("--tls") { Description = "Serve wss:// and https:// with a self-signed certificate made at start." };
 var codec = new Option<string>("--codec") { DefaultValueFactory = _ => "ours", Description = "ours (WebSocketCodec) or builtin (ASP.NET Core's WebSockets)." };
 codec.AcceptOnlyFromAmong("ours", "builtin");
-var keepAlive = new Option<double>("--keepalive") { Description = "Seconds of quiet before a keep-alive Ping; the Pong timeout is the same (0: off)." };
-var idleTimeout = new Option<double>("--idle-timeout") { Description = "Seconds a peer may send nothing before it is closed with 1001 (0: off; ours only)." };
-foreach (Option<double> seconds in new[] { keepAlive, idleTimeout })
-{
-    seconds.Validators.Add(result =>
-    {
-        if (result.GetValueOrDefault<double>() is < 0 or > 86_400)
-        {
-            result.AddError($"{result.Option.Name} takes 0 to 86400 seconds.");
-        }
-    });
-}
+var keepAlive = Seconds("--keepalive", "Seconds of quiet before a keep-alive Ping; the Pong timeout is the same (0: off).");
+var idleTimeout = Seconds("--idle-timeout", "Seconds a peer may send nothing before it is closed with 1001 (0: off; ours only).");
 
 var root = new RootCommand("WebSocketCodec echo server: echoes every websocket message sent to /echo; / serves a page that uses it (open it in a browser).")
 {
@@ -53,3 +45,20 @@ root.SetAction(async (parseResult, cancellation) =>
 });
 
 return await root.Parse(args).InvokeAsync();
+
+// A number of seconds from 0 to a day; anything else (negative, not a number) is a usage error, not an exception.
+static Option<double> Seconds(string name, string description) => new(name)
+{
+    Description = description,
+    CustomParser = result =>
+    {
+        string text = result.Tokens.Count > 0 ? result.Tokens[^1].Value : "0";
+        if (double.TryParse(text, NumberStyles.Float, CultureInfo.InvariantCulture, out double seconds) && seconds is >= 0 and <= 86_400)
+        {
+            return seconds;
+        }
+
+        result.AddError($"{name} takes 0 to 86400 seconds, not '{text}'.");
+        return 0;
+    },
+};
