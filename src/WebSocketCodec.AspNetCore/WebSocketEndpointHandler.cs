@@ -56,10 +56,11 @@ internal sealed partial class WebSocketEndpointHandler(
             // The application may return with the websocket open: close it properly before Kestrel closes the connection.
             WebSocketCloseInfo info = await channel.CloseAndWaitAsync().ConfigureAwait(false);
             LogClosed(logger, request.Path, info.Status, info.Violation, info.Timeout, info.Error);
-            if (multiplexed && (info.Timeout is not null || (info.Error is not null && info.ReceivedStatus is null)))
+            if (multiplexed && info.ReceivedStatus is null && (info.Timeout is not null || info.Error is not null))
             {
                 // An abort, a transport error or a peer that never finished closing ends the stream the way a TCP
-                // reset would (RFC 8441 section 5.1): RST_STREAM CANCEL instead of END_STREAM.
+                // reset would (RFC 8441 section 5.1): RST_STREAM CANCEL instead of END_STREAM. A peer that answered our
+                // Close (after an idle timeout, say) finished the exchange: END_STREAM.
                 KestrelHandshake.Abort(context, multiplexed);
             }
         }
