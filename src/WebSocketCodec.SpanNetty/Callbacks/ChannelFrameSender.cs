@@ -1,3 +1,4 @@
+using System.Buffers;
 using System.Runtime.CompilerServices;
 using DotNetty.Buffers;
 using WebSocketCodec.Pipelines;
@@ -22,6 +23,7 @@ public sealed class ChannelFrameSender
     private readonly FrameEncoder _encoder;
     private OutboundFragmentOrder _order;
     private Queue<PendingSend>? _waiting; // SendAsync calls held while the channel is not writable (event loop only)
+    private ArrayBufferWriter<byte>? _discard;
 
     internal ChannelFrameSender(WebSocketCallbacksHandler handler, ChannelOutput output, FrameEncoder encoder)
     {
@@ -49,12 +51,10 @@ public sealed class ChannelFrameSender
     public string? Subprotocol => _handler.Subprotocol;
 
     /// <summary>Tier 1 (frame factory): reserves a frame in the output; write the payload into
-    /// <see cref="ReservedFrame.Payload"/>, then <see cref="ReservedFrame.Commit"/> (which masks for a client).</summary>
-    public ReservedFrame Reserve(WebSocketOpcode opcode, int payloadLength, bool fin = true)
-    {
-        CheckSync(opcode, fin);
-        return _encoder.Reserve(_output, opcode, payloadLength, fin);
-    }
+    /// <see cref="ReservedFrame.Payload"/>, then <see cref="ReservedFrame.Commit"/> (which masks for a client). After
+    /// our Close the frame is reserved in scratch memory and dropped.</summary>
+    public ReservedFrame Reserve(WebSocketOpcode opcode, int payloadLength, bool fin = true) =>
+        _encoder.Reserve(SyncTarget(opcode, fin), opcode, payloadLength, fin);
 
     private readonly record struct PendingSend(WebSocketOpcode Opcode, ReadOnlyMemory<byte> Payload, bool Fin, TaskCompletionSource Done);
 
@@ -132,12 +132,23 @@ public sealed class ChannelFrameSender
     /// written into the room in front of them (see <see cref="AllocatePrefixed"/>), a client's payload is masked in
     /// place, and the buffer itself is written: the payload is never copied. Takes ownership of the buffer (it is
     /// released if it cannot be sent).</summary>
-    public void SendPrefixed(IByteBuffer frame, WebSocketOpcode opcode, bool fin = true)
+    /// <returns>False when the frame was dropped (and the buffer released): our Close was sent, or the channel is
+    /// closed.</returns>
+    public bool SendPrefixed(IByteBuffer frame, WebSocketOpcode opcode, bool fin = true)
     {
         ArgumentNullException.ThrowIfNull(frame);
+        OutboundFragmentOrder order = _order;
         try
         {
-            CheckSync(opcode, fin);
+            _handler.CheckOnLoop();
+            CheckDataOpcode(opcode);
+            if (!_handler.CanSend)
+            {
+                frame.Release();
+                return false;
+            }
+
+            order.Next(opcode, fin);
             int payloadLength = frame.ReadableBytes;
             int headerLength = _encoder.GetHeaderLength(payloadLength);
             int start = frame.ReaderIndex - headerLength;
@@ -156,16 +167,18 @@ public sealed class ChannelFrameSender
             throw;
         }
 
+        _order = order; // recorded once the frame is encoded
         _output.WriteOut(frame);
+        return true;
     }
 
     /// <summary>Tier 3 (bulk encoder): packs many frames into the output's buffer; call
-    /// <see cref="BulkFrameWriter.Complete"/> when done. Frame order within a message is yours to keep.</summary>
+    /// <see cref="BulkFrameWriter.Complete"/> when done. Frame order within a message is yours to keep. After our
+    /// Close the frames go to scratch memory and are dropped.</summary>
     public BulkFrameWriter BeginBulk(int sizeHint = 16 * 1024)
     {
         _handler.CheckOnLoop();
-        _handler.CheckCanSend();
-        return new BulkFrameWriter(_encoder, _output, sizeHint);
+        return new BulkFrameWriter(_encoder, _handler.CanSend ? _output : Discard, sizeHint);
     }
 
     /// <summary>Writes out and flushes what was sent so far (the handler does this at the end of every read cycle).</summary>
@@ -250,13 +263,28 @@ public sealed class ChannelFrameSender
     public Task<WebSocketCloseInfo> CloseAsync(ushort status = (ushort)CloseStatus.NormalClosure, string? reason = null) =>
         _handler.CloseAsync(status, reason);
 
-    [MethodImpl(MethodImplOptions.AggressiveInlining)]
-    private void CheckSync(WebSocketOpcode opcode, bool fin)
+    private ArrayBufferWriter<byte> Discard
+    {
+        get
+        {
+            _discard ??= new ArrayBufferWriter<byte>(256);
+            _discard.ResetWrittenCount();
+            return _discard;
+        }
+    }
+
+    /// <summary>Where a synchronous send on the event loop writes: the output, or scratch memory after our Close.</summary>
+    private IBufferWriter<byte> SyncTarget(WebSocketOpcode opcode, bool fin)
     {
         _handler.CheckOnLoop();
         CheckDataOpcode(opcode);
-        _handler.CheckCanSend();
+        if (!_handler.CanSend)
+        {
+            return Discard;
+        }
+
         _order.Next(opcode, fin);
+        return _output;
     }
 
     [MethodImpl(MethodImplOptions.AggressiveInlining)]

@@ -14,7 +14,6 @@ public sealed partial class WebSocketCallbacksHandler
     private bool _closing;
     private bool _finished;
     private bool _closeTimedOut;
-    private bool _slowConsumer;
     private long _unwritableSince;
     private Exception? _error;
 
@@ -85,7 +84,6 @@ public sealed partial class WebSocketCallbacksHandler
             && _session.State == WebSocketSessionState.Open && _time.GetElapsedTime(_unwritableSince) >= slow)
         {
             // The peer stayed above the high water mark too long: 1008, then the close timeout bounds the rest.
-            _slowConsumer = true;
             _session.StartClose((ushort)CloseStatus.PolicyViolation, "slow consumer");
             WebSocketTelemetry.SlowConsumers.Add(1);
             ChannelActions.EnsureReading(Context); // the peer's answer must be read
