@@ -1,4 +1,5 @@
 using System.Net.WebSockets;
+using WebSocketCodec.Pipelines;
 using WebSocketCodec.SpanNetty;
 
 namespace WebSocketCodec.Samples.SpanNettyEchoServer;
@@ -7,28 +8,21 @@ namespace WebSocketCodec.Samples.SpanNettyEchoServer;
 /// either way the read cycle's echoes leave in one flush.</summary>
 public static class EchoCallbacks
 {
-    /// <summary>The message echo.</summary>
-    public static IWebSocketCallbacks Messages(ChannelFrameSender sender) => new WebSocketMessageCallbacks(sender, EchoMessage);
+    /// <summary>The message echo; <paramref name="ended"/> is told how the websocket ended.</summary>
+    public static IWebSocketCallbacks Messages(ChannelFrameSender sender, Action<WebSocketCloseInfo>? ended = null) =>
+        new WebSocketMessageCallbacks(sender, EchoMessage, onClose: ended);
 
-    /// <summary>The frame echo.</summary>
-    public static IWebSocketCallbacks Frames(ChannelFrameSender sender) => new FrameEcho(sender);
+    /// <summary>The frame echo; <paramref name="ended"/> is told how the websocket ended.</summary>
+    public static IWebSocketCallbacks Frames(ChannelFrameSender sender, Action<WebSocketCloseInfo>? ended = null) => new FrameEcho(sender, ended);
 
-    private static void EchoMessage(ChannelFrameSender sender, WebSocketMessageType type, ReadOnlySpan<byte> payload)
+    // After our Close, Send drops the frame and returns false: no guard needed.
+    private static void EchoMessage(ChannelFrameSender sender, WebSocketMessageType type, ReadOnlySpan<byte> payload) =>
+        sender.Send(type == WebSocketMessageType.Text ? WebSocketOpcode.Text : WebSocketOpcode.Binary, payload);
+
+    private sealed class FrameEcho(ChannelFrameSender sender, Action<WebSocketCloseInfo>? ended) : IWebSocketCallbacks
     {
-        if (sender.CanSend)
-        {
-            sender.Send(type == WebSocketMessageType.Text ? WebSocketOpcode.Text : WebSocketOpcode.Binary, payload);
-        }
-    }
+        public void OnFrame(WebSocketOpcode opcode, bool fin, int rsv, Span<byte> payload) => sender.Send(opcode, payload, fin);
 
-    private sealed class FrameEcho(ChannelFrameSender sender) : IWebSocketCallbacks
-    {
-        public void OnFrame(WebSocketOpcode opcode, bool fin, int rsv, Span<byte> payload)
-        {
-            if (sender.CanSend)
-            {
-                sender.Send(opcode, payload, fin);
-            }
-        }
+        public void OnClose(WebSocketCloseInfo info) => ended?.Invoke(info);
     }
 }

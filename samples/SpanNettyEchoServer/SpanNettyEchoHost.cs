@@ -93,10 +93,12 @@ public sealed class SpanNettyEchoHost : IAsyncDisposable
         switch (options.Codec)
         {
             case "ours":
-                pipeline.AddLast("upgrade", new WebSocketServerUpgradeHandler(options.Path, EchoCallbacks.Messages));
+                pipeline.AddLast("upgrade", new WebSocketServerUpgradeHandler(
+                    options.Path, sender => EchoCallbacks.Messages(sender, options.Ended), new WebSocketAcceptOptions { Session = options.Session }));
                 break;
             case "ours-frames":
-                pipeline.AddLast("upgrade", new WebSocketServerUpgradeHandler(options.Path, EchoCallbacks.Frames));
+                pipeline.AddLast("upgrade", new WebSocketServerUpgradeHandler(
+                    options.Path, sender => EchoCallbacks.Frames(sender, options.Ended), new WebSocketAcceptOptions { Session = options.Session }));
                 break;
             case "raw":
                 pipeline.AddLast("raw", new RawEchoHandler());

@@ -1,3 +1,5 @@
+using WebSocketCodec.Pipelines;
+
 namespace WebSocketCodec.Samples.SpanNettyEchoServer;
 
 /// <summary>What the SpanNetty echo server runs.</summary>
@@ -25,4 +27,10 @@ public sealed record SpanNettyEchoOptions
 
     /// <summary>Event loop threads for connections (0: one per core).</summary>
     public int Threads { get; init; }
+
+    /// <summary>Limits and timeouts of our codec's websockets.</summary>
+    public WebSocketSessionOptions Session { get; init; } = WebSocketSessionOptions.Default;
+
+    /// <summary>Told how each websocket of our codec ended (for logs and tests).</summary>
+    public Action<WebSocketCloseInfo>? Ended { get; init; }
 }

@@ -22,6 +22,12 @@ internal sealed class ChannelStream(IChannelHandlerContext context) : Stream, IV
     /// <summary>Whether a write was made since the last <see cref="TakeFlush"/>.</summary>
     private bool _needsFlush;
 
+    /// <summary>Whether writes on the event loop are tracked (<see cref="LastWrite"/>); off, they take no promise.</summary>
+    public bool TrackWrites { get; set; }
+
+    /// <summary>The last tracked write: completes when its bytes, and so all before them, reached the transport.</summary>
+    public Task LastWrite { get; private set; } = Task.CompletedTask;
+
     public override bool CanRead => true;
 
     public override bool CanWrite => true;
@@ -128,7 +134,14 @@ internal sealed class ChannelStream(IChannelHandlerContext context) : Stream, IV
         if (context.Executor.InEventLoop)
         {
             _needsFlush = true; // the handler flushes when the current step is done
-            _ = context.WriteAsync(output, context.VoidPromise());
+            if (TrackWrites)
+            {
+                LastWrite = context.WriteAsync(output);
+            }
+            else
+            {
+                _ = context.WriteAsync(output, context.VoidPromise());
+            }
         }
         else
         {

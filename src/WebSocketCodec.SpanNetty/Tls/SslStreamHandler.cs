@@ -269,6 +269,10 @@ public sealed class SslStreamHandler : ChannelDuplexHandler
 
     private void Encrypt(IByteBuffer buffer, IPromise promise)
     {
+        // A caller that waits for its write (a websocket closing after its Close) learns of it when the encrypted bytes
+        // reached the transport, not when they were encrypted: closing the channel earlier would cancel their write.
+        bool track = !promise.IsVoid;
+        _network!.TrackWrites = track;
         try
         {
             foreach (ReadOnlyMemory<byte> segment in buffer.UnreadSequence)
@@ -281,7 +285,14 @@ public sealed class SslStreamHandler : ChannelDuplexHandler
                 }
             }
 
-            promise.TryComplete();
+            if (track)
+            {
+                _network.LastWrite.LinkOutcome(promise);
+            }
+            else
+            {
+                promise.TryComplete();
+            }
         }
         catch (Exception error)
         {
@@ -290,6 +301,7 @@ public sealed class SslStreamHandler : ChannelDuplexHandler
         }
         finally
         {
+            _network.TrackWrites = false;
             buffer.Release();
         }
     }
