@@ -204,6 +204,28 @@ public sealed class FrameHandlerTests : LeakCheckedTests
         channel.FinishAndReleaseAll();
     }
 
+    [Theory]
+    [InlineData(true)]
+    [InlineData(false)]
+    public void ReadsPauseWhileNotWritableOnlyForCallbacksThatAnswer(bool echo)
+    {
+        EmbeddedChannel channel = Open(echo: echo, session: new WebSocketSessionOptions { OutboundHighWaterMark = 1024, OutboundLowWaterMark = 512 });
+        channel.WriteInbound(Wire.Buffer(Wire.ClientFrame(WebSocketOpcode.Binary, [1, 2, 3])));
+        Assert.Equal(echo ? 1 : 0, Wire.Frames(Wire.Outbound(channel)).Count);
+
+        // Bytes waiting above the high water mark (written, not flushed): the channel is not writable.
+        _ = channel.WriteAsync(Unpooled.WrappedBuffer(new byte[4096]));
+        Assert.False(channel.IsWritable);
+        // An echo stops reading (its output grows as fast as the peer sends); a consumer keeps reading, so two peers
+        // that stream to each other never stop each other.
+        Assert.Equal(!echo, channel.Configuration.IsAutoRead);
+
+        channel.Flush();
+        Assert.True(channel.IsWritable);
+        Assert.True(channel.Configuration.IsAutoRead);
+        channel.FinishAndReleaseAll();
+    }
+
     [Fact]
     public void AThrowingCallbackClosesWith1011()
     {

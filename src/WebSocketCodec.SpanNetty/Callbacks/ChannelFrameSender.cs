@@ -24,6 +24,11 @@ public sealed class ChannelFrameSender
     private OutboundFragmentOrder _order;
     private Queue<PendingSend>? _waiting; // SendAsync calls held while the channel is not writable (event loop only)
     private ArrayBufferWriter<byte>? _discard;
+    private long _queuedBytes; // taken by TrySend off the event loop, not yet on the channel
+
+    /// <summary>Set by the synchronous sends (the callbacks answered what they read); the handler clears and reads it
+    /// around each read.</summary>
+    internal bool LoopSent;
 
     internal ChannelFrameSender(WebSocketCallbacksHandler handler, ChannelOutput output, FrameEncoder encoder)
     {
@@ -75,11 +80,14 @@ public sealed class ChannelFrameSender
         ChannelOutput output = _output;
         output.Advance(_encoder.Write(output.GetSpan(payload.Length + PrefixRoom), opcode, payload, fin));
         _order = order; // recorded once the frame is written
+        LoopSent = true;
         return true;
     }
 
     /// <summary>Without waiting, from any thread: sends one frame unless the channel is above its high water mark or
-    /// can no longer send (then nothing is sent). Off the event loop the payload is copied and sent on it.</summary>
+    /// can no longer send (then nothing is sent). Off the event loop the payload is copied and sent on it; frames taken
+    /// that way and not yet on the channel count against the high water mark too, so a caller that never waits cannot
+    /// queue more than that.</summary>
     /// <returns>Whether the frame was taken.</returns>
     public bool TrySend(WebSocketOpcode opcode, ReadOnlySpan<byte> payload, bool fin = true)
     {
@@ -94,11 +102,18 @@ public sealed class ChannelFrameSender
             return Send(opcode, payload, fin);
         }
 
-        byte[] copy = System.Buffers.ArrayPool<byte>.Shared.Rent(Math.Max(1, payload.Length));
-        payload.CopyTo(copy);
         int length = payload.Length;
+        if (Interlocked.Add(ref _queuedBytes, length) > _handler.HighWaterMark && Volatile.Read(ref _queuedBytes) != length)
+        {
+            Interlocked.Add(ref _queuedBytes, -length); // frames on their way to the channel fill the mark already
+            return false;
+        }
+
+        byte[] copy = ArrayPool<byte>.Shared.Rent(Math.Max(1, length));
+        payload.CopyTo(copy);
         _handler.Context.Executor.Execute(() =>
         {
+            Interlocked.Add(ref _queuedBytes, -length);
             try
             {
                 if (Send(opcode, copy.AsSpan(0, length), fin))
@@ -112,7 +127,7 @@ public sealed class ChannelFrameSender
             }
             finally
             {
-                System.Buffers.ArrayPool<byte>.Shared.Return(copy);
+                ArrayPool<byte>.Shared.Return(copy);
             }
         });
         return true;
@@ -168,6 +183,7 @@ public sealed class ChannelFrameSender
         }
 
         _order = order; // recorded once the frame is encoded
+        LoopSent = true;
         _output.WriteOut(frame);
         return true;
     }
@@ -178,6 +194,7 @@ public sealed class ChannelFrameSender
     public BulkFrameWriter BeginBulk(int sizeHint = 16 * 1024)
     {
         _handler.CheckOnLoop();
+        LoopSent = true;
         return new BulkFrameWriter(_encoder, _handler.CanSend ? _output : Discard, sizeHint);
     }
 
@@ -284,6 +301,7 @@ public sealed class ChannelFrameSender
         }
 
         _order.Next(opcode, fin);
+        LoopSent = true;
         return _output;
     }
 

@@ -23,7 +23,8 @@ public interface IWebSocketCallbacks
     }
 
     /// <summary>The channel's writability changed (its outbound buffer crossed a water mark). Reads pause while it is
-    /// not writable unless <see cref="WebSocketChannelOptions.PauseReadsWhenUnwritable"/> is off.</summary>
+    /// not writable if the callbacks answer what they read (see
+    /// <see cref="WebSocketChannelOptions.PauseReadsWhenUnwritable"/>).</summary>
     /// <param name="writable">Whether the channel is writable now.</param>
     void OnWritabilityChanged(bool writable)
     {

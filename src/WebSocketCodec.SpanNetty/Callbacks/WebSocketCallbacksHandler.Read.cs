@@ -23,7 +23,10 @@ public sealed partial class WebSocketCallbacksHandler
         {
             if (_session.State != WebSocketSessionState.Closed && !_finished)
             {
-                AfterReceive(Receive(buffer));
+                _sender!.LoopSent = false;
+                OperationStatus status = Receive(buffer);
+                _answering = _sender.LoopSent;
+                AfterReceive(status);
             }
         }
         finally

@@ -30,6 +30,7 @@ public sealed partial class WebSocketCallbacksHandler : ChannelHandlerAdapter
     private ChannelOutput? _output;
     private ChannelFrameSender? _sender;
     private IWebSocketCallbacks? _callbacks;
+    private bool _answering; // the callbacks sent from the latest read (an echo): reads pause while not writable
 
     /// <summary>Creates the handler of one websocket.</summary>
     /// <param name="role">Which end this is: a server expects masked frames, a client masks its own.</param>
@@ -65,6 +66,8 @@ public sealed partial class WebSocketCallbacksHandler : ChannelHandlerAdapter
     public ChannelFrameSender Sender => _sender ?? throw new InvalidOperationException("The handler is not in a pipeline yet.");
 
     internal IChannelHandlerContext Context => _context ?? throw new InvalidOperationException("The handler is not in a pipeline yet.");
+
+    internal long HighWaterMark => _session.Options.OutboundHighWaterMark;
 
     internal bool CanSend => _session.State == WebSocketSessionState.Open && !_closing && _context is { Channel.IsActive: true };
 
@@ -111,6 +114,7 @@ public sealed partial class WebSocketCallbacksHandler : ChannelHandlerAdapter
             try
             {
                 callbacks.OnReadComplete();
+                _answering |= _sender!.LoopSent;
             }
             catch (Exception error)
             {
@@ -122,17 +126,17 @@ public sealed partial class WebSocketCallbacksHandler : ChannelHandlerAdapter
         }
 
         _output?.Flush();
+        if (_answering && !context.Channel.IsWritable)
+        {
+            UpdateReading(context, writable: false); // the answers just written filled the channel
+        }
     }
 
     /// <inheritdoc />
     public override void ChannelWritabilityChanged(IChannelHandlerContext context)
     {
         bool writable = context.Channel.IsWritable;
-        if (_options.PauseReadsWhenUnwritable && _session.State == WebSocketSessionState.Open)
-        {
-            // After our Close nothing more is sent, so reading goes on to find the peer's answer.
-            context.Channel.Configuration.IsAutoRead = writable;
-        }
+        UpdateReading(context, writable);
 
         _unwritableSince = writable ? 0 : Math.Max(1, _time.GetTimestamp());
         if (!writable && _session.Options.SlowConsumerTimeout > TimeSpan.Zero && !_finished)
@@ -143,6 +147,22 @@ public sealed partial class WebSocketCallbacksHandler : ChannelHandlerAdapter
         _sender?.OnWritabilityChanged(writable);
         _callbacks?.OnWritabilityChanged(writable);
         context.FireChannelWritabilityChanged();
+    }
+
+    /// <summary>Pauses reading while the channel is not writable and the callbacks answer what they read (an echo makes
+    /// output as fast as the peer sends); callbacks that only consume keep reading, so two peers that stream to each
+    /// other never stop each other. After our Close nothing more is sent, so reading goes on to find the peer's answer.
+    /// </summary>
+    private void UpdateReading(IChannelHandlerContext context, bool writable)
+    {
+        if (_options.PauseReadsWhenUnwritable && _session.State == WebSocketSessionState.Open)
+        {
+            bool read = writable || !_answering;
+            if (context.Channel.Configuration.IsAutoRead != read)
+            {
+                context.Channel.Configuration.IsAutoRead = read;
+            }
+        }
     }
 
     /// <inheritdoc />

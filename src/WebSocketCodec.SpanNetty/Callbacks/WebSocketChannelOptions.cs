@@ -11,7 +11,10 @@ public sealed record WebSocketChannelOptions
     /// frames get a buffer of their own size).</summary>
     public int OutputChunkSize { get; init; } = 16 * 1024;
 
-    /// <summary>Whether reading pauses (<c>AutoRead</c> off) while the channel is not writable, so a peer that sends
-    /// faster than it reads cannot grow the outbound buffer without bound. On by default.</summary>
+    /// <summary>Whether reading pauses (<c>AutoRead</c> off) while the channel is not writable and the callbacks answer
+    /// what they read (they sent from <c>OnFrame</c> or <c>OnReadComplete</c> in the latest read), so a peer that sends
+    /// faster than it reads cannot grow the outbound buffer without bound. Callbacks that only consume keep reading
+    /// (their application's <c>SendAsync</c> waits at the high water mark instead), so two peers that stream to each
+    /// other never stop each other. On by default.</summary>
     public bool PauseReadsWhenUnwritable { get; init; } = true;
 }

@@ -172,7 +172,10 @@ public sealed class WebSocketClientUpgradeHandler : ChannelHandlerAdapter
     {
         if (!_done)
         {
-            Fail(context, new WebSocketHandshakeException($"The server did not answer within {_options.HandshakeTimeout.TotalSeconds:0.#} s."));
+            string progress = !_sent ? "the request was not sent: the connection never became active"
+                : _head is { Length: > 0 } head ? $"{head.Length} bytes of its answer arrived"
+                : "nothing of its answer arrived";
+            Fail(context, new WebSocketHandshakeException($"The server did not answer within {_options.HandshakeTimeout.TotalSeconds:0.#} s ({progress}; reading {(context.Channel.Configuration.IsAutoRead ? "on" : "off")})."));
         }
     }
 

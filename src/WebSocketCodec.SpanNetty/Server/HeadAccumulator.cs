@@ -11,6 +11,9 @@ internal sealed class HeadAccumulator(int maxLength) : IDisposable
     private byte[]? _bytes = ArrayPool<byte>.Shared.Rent(maxLength);
     private int _length;
 
+    /// <summary>Bytes of the head received so far.</summary>
+    public int Length => _length;
+
     /// <summary>Takes the readable bytes of <paramref name="input"/> (it stays the caller's to release) and parses.</summary>
     /// <param name="input">The next inbound bytes.</param>
     /// <param name="allocator">For the rest behind the head.</param>
