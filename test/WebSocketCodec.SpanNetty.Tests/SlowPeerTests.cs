@@ -73,13 +73,7 @@ public sealed class SlowPeerTests(ITestOutputHelper output) : LeakCheckedTests
     public async Task SendAsyncWaitsAndTrySendRefusesAboveTheHighWaterMarkThenEverythingArrives()
     {
         var pushed = new TaskCompletionSource<PushingPeer>(TaskCreationOptions.RunContinuationsAsynchronously);
-        var session = new WebSocketSessionOptions { SlowConsumerTimeout = TimeSpan.Zero };
-        await using CallbacksServer server = await CallbacksServer.StartAsync(sender =>
-        {
-            var peer = new PushingPeer(sender);
-            pushed.TrySetResult(peer);
-            return peer;
-        }, session);
+        await using CallbacksServer server = await StartPushingAsync(new WebSocketSessionOptions { SlowConsumerTimeout = TimeSpan.Zero }, pushed);
         using Socket socket = await UpgradeAsync(server.EndPoint);
         PushingPeer peer = await pushed.Task.WaitAsync(TimeSpan.FromSeconds(20));
 
@@ -113,7 +107,11 @@ public sealed class SlowPeerTests(ITestOutputHelper output) : LeakCheckedTests
         await waiting.WaitAsync(bound.Token);
         long payload = await reading;
         Assert.Equal(sent + Chunk.Length, payload);
-        Assert.Equal([false, true], peer.Writability.Take(2));
+        lock (peer.Writability)
+        {
+            Assert.Equal([false, true], peer.Writability.Take(2));
+        }
+
         output.WriteLine($"unwritable after {sent >> 10} KiB sent to a peer that did not read");
     }
 
@@ -122,12 +120,7 @@ public sealed class SlowPeerTests(ITestOutputHelper output) : LeakCheckedTests
     {
         var pushed = new TaskCompletionSource<PushingPeer>(TaskCreationOptions.RunContinuationsAsynchronously);
         var session = new WebSocketSessionOptions { SlowConsumerTimeout = TimeSpan.FromMilliseconds(500), CloseTimeout = TimeSpan.FromMilliseconds(500) };
-        await using CallbacksServer server = await CallbacksServer.StartAsync(sender =>
-        {
-            var peer = new PushingPeer(sender);
-            pushed.TrySetResult(peer);
-            return peer;
-        }, session);
+        await using CallbacksServer server = await StartPushingAsync(session, pushed);
         using Socket socket = await UpgradeAsync(server.EndPoint);
         PushingPeer peer = await pushed.Task.WaitAsync(TimeSpan.FromSeconds(20));
         _ = peer.PushUntilClosedAsync();
@@ -178,6 +171,15 @@ public sealed class SlowPeerTests(ITestOutputHelper output) : LeakCheckedTests
         await using RawWebSocket other = await RawWebSocket.OpenAsync(server.Url);
         await other.AssertEchoAsync("still served");
     }
+
+    /// <summary>A server whose websocket is a <see cref="PushingPeer"/>, handed to <paramref name="pushed"/>.</summary>
+    private static Task<CallbacksServer> StartPushingAsync(WebSocketSessionOptions session, TaskCompletionSource<PushingPeer> pushed) =>
+        CallbacksServer.StartAsync(sender =>
+        {
+            var peer = new PushingPeer(sender);
+            pushed.TrySetResult(peer);
+            return peer;
+        }, session);
 
     private static async Task<Socket> UpgradeAsync(IPEndPoint endPoint)
     {
