@@ -135,6 +135,52 @@ public sealed class SslStreamHandler : ChannelDuplexHandler
         }
     }
 
+    /// <summary>Ends TLS with a close_notify, then closes the channel once that record, and so everything written before
+    /// it, reached the transport: a write that completed here only encrypted its bytes, and closing at once would cancel
+    /// their network write (a websocket's last Close among them).</summary>
+    public override void Close(IChannelHandlerContext context, IPromise promise)
+    {
+        if (!_authenticated || _closed || !context.Channel.IsActive)
+        {
+            _ = context.CloseAsync(promise);
+            return;
+        }
+
+        Task sent = Task.CompletedTask;
+        _network!.TrackWrites = true;
+        try
+        {
+            ValueTask shutdown = new(_ssl!.ShutdownAsync());
+            if (shutdown.IsCompletedSuccessfully)
+            {
+                sent = _network.LastWrite;
+            }
+        }
+        catch (Exception error) when (error is IOException or InvalidOperationException or ObjectDisposedException)
+        {
+            // No close_notify (a write failed or TLS already ended): close now.
+        }
+        finally
+        {
+            _network.TrackWrites = false;
+        }
+
+        FlushIfWritten(context);
+        if (sent.IsCompleted)
+        {
+            _ = context.CloseAsync(promise);
+            return;
+        }
+
+        _ = sent.ContinueWith(
+            static (_, state) =>
+            {
+                var (ctx, p) = ((IChannelHandlerContext, IPromise))state!;
+                _ = ctx.CloseAsync(p);
+            },
+            (context, promise), CancellationToken.None, TaskContinuationOptions.ExecuteSynchronously, TaskScheduler.Default);
+    }
+
     /// <inheritdoc />
     public override void ChannelInactive(IChannelHandlerContext context)
     {
@@ -269,10 +315,6 @@ public sealed class SslStreamHandler : ChannelDuplexHandler
 
     private void Encrypt(IByteBuffer buffer, IPromise promise)
     {
-        // A caller that waits for its write (a websocket closing after its Close) learns of it when the encrypted bytes
-        // reached the transport, not when they were encrypted: closing the channel earlier would cancel their write.
-        bool track = !promise.IsVoid;
-        _network!.TrackWrites = track;
         try
         {
             foreach (ReadOnlyMemory<byte> segment in buffer.UnreadSequence)
@@ -285,14 +327,7 @@ public sealed class SslStreamHandler : ChannelDuplexHandler
                 }
             }
 
-            if (track)
-            {
-                _network.LastWrite.LinkOutcome(promise);
-            }
-            else
-            {
-                promise.TryComplete();
-            }
+            promise.TryComplete(); // encrypted: the network write follows (a close waits for it, see Close)
         }
         catch (Exception error)
         {
@@ -301,7 +336,6 @@ public sealed class SslStreamHandler : ChannelDuplexHandler
         }
         finally
         {
-            _network.TrackWrites = false;
             buffer.Release();
         }
     }
