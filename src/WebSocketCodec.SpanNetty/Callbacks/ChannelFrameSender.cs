@@ -103,7 +103,8 @@ public sealed class ChannelFrameSender
         }
 
         int length = payload.Length;
-        if (Interlocked.Add(ref _queuedBytes, length) > _handler.HighWaterMark && Volatile.Read(ref _queuedBytes) != length)
+        long queued = Interlocked.Add(ref _queuedBytes, length);
+        if (queued > _handler.HighWaterMark && queued != length) // one frame alone may exceed the mark
         {
             Interlocked.Add(ref _queuedBytes, -length); // frames on their way to the channel fill the mark already
             return false;
