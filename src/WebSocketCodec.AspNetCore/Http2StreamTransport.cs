@@ -10,12 +10,12 @@ namespace WebSocketCodec.AspNetCore;
 /// <remarks>The stream pipes work in 32 KiB buffers: each buffer the writer fills is one write into the stream (one
 /// DATA frame or two), so with the default 4 KiB a window of small echoed frames cost eight writes where the byte
 /// echo made one (measured at 125 B, one stream: 0.71× the <c>raw-h2</c> echo with 4 KiB, 0.91× with 32 KiB; ten streams 0.82× and 0.92×). The memory is pooled and held
-/// only while a read or write is under way.</remarks>
+/// only while a read or write is under way: reads wait for data with a zero-byte read before renting a buffer.</remarks>
 internal sealed class Http2StreamTransport(Stream stream, HttpResponse response) : IHalfClosingDuplexPipe
 {
     private const int BufferSize = 32 * 1024;
 
-    public PipeReader Input { get; } = PipeReader.Create(stream, new StreamPipeReaderOptions(bufferSize: BufferSize, minimumReadSize: 4096, leaveOpen: true));
+    public PipeReader Input { get; } = PipeReader.Create(stream, new StreamPipeReaderOptions(bufferSize: BufferSize, minimumReadSize: 4096, leaveOpen: true, useZeroByteReads: true));
 
     public PipeWriter Output { get; } = PipeWriter.Create(stream, new StreamPipeWriterOptions(minimumBufferSize: BufferSize, leaveOpen: true));
 

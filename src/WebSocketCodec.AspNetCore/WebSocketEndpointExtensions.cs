@@ -31,6 +31,7 @@ public static class WebSocketEndpointExtensions
         var registry = new WebSocketRegistry();
         IServiceProvider services = endpoints.ServiceProvider;
         options ??= WebSocketAcceptOptions.Default;
+        ArgumentOutOfRangeException.ThrowIfNegativeOrZero(options.MaxConcurrentWebSockets);
         registry.CloseOnShutdown(services);
         ILogger logger = services.GetService<ILoggerFactory>()?.CreateLogger("WebSocketCodec.AspNetCore") ?? NullLogger.Instance;
         var handler = new WebSocketEndpointHandler(options, application, registry, logger);

@@ -12,14 +12,31 @@ namespace WebSocketCodec.AspNetCore;
 internal sealed partial class WebSocketEndpointHandler(
     WebSocketAcceptOptions options, Func<HttpContext, WebSocketChannel, Task> application, WebSocketRegistry registry, ILogger logger)
 {
+    private int _open; // websockets open (or being accepted) on this endpoint
+
     public async Task HandleAsync(HttpContext context)
+    {
+        bool overCap = Interlocked.Increment(ref _open) > options.MaxConcurrentWebSockets;
+        try
+        {
+            await HandleAsync(context, overCap).ConfigureAwait(false);
+        }
+        finally
+        {
+            Interlocked.Decrement(ref _open);
+        }
+    }
+
+    private async Task HandleAsync(HttpContext context, bool overCap)
     {
         HttpRequest request = context.Request;
         HandshakeFailure failure = KestrelHandshake.Validate(context, out WebSocketUpgradeRequest? upgrade, out bool multiplexed);
         string? subprotocol = null;
         if (!failure.IsFailure)
         {
-            failure = options.Negotiate(upgrade!, out subprotocol);
+            failure = overCap
+                ? new HandshakeFailure(503, "Too many websockets are open; try again later.")
+                : options.Negotiate(upgrade!, out subprotocol);
         }
 
         if (failure.IsFailure)

@@ -14,23 +14,24 @@ public static class WebSocketListenOptionsExtensions
     /// <summary>
     /// Serves only websockets on this Kestrel endpoint: the opening handshake is read within
     /// <see cref="WebSocketAcceptOptions.HandshakeTimeout"/> and <see cref="WebSocketAcceptOptions.MaxRequestHeadLength"/>,
-    /// validated strictly, and answered on the connection's pipes; beyond <paramref name="maxConnections"/> open
-    /// websockets a handshake gets 503. <paramref name="application"/> gets the handshake's result and the websocket,
+    /// validated strictly, and answered on the connection's pipes; beyond
+    /// <see cref="WebSocketAcceptOptions.MaxConcurrentWebSockets"/> open websockets a handshake gets 503.
+    /// <paramref name="application"/> gets the handshake's result and the websocket,
     /// not yet running. On application shutdown every websocket gets Close 1001.
     /// </summary>
     /// <param name="listen">The Kestrel endpoint.</param>
     /// <param name="application">Runs each websocket.</param>
     /// <param name="options">What to accept.</param>
     /// <param name="isPathServed">Which request targets are served (404 otherwise); all when null.</param>
-    /// <param name="maxConnections">The cap on open websockets.</param>
     public static ListenOptions UseWebSocketCodec(
         this ListenOptions listen, Func<WebSocketAcceptResult, WebSocketChannel, Task> application,
-        WebSocketAcceptOptions? options = null, Func<string, bool>? isPathServed = null, int maxConnections = 10_000)
+        WebSocketAcceptOptions? options = null, Func<string, bool>? isPathServed = null)
     {
         ArgumentNullException.ThrowIfNull(listen);
         ArgumentNullException.ThrowIfNull(application);
-        ArgumentOutOfRangeException.ThrowIfNegativeOrZero(maxConnections);
         options ??= WebSocketAcceptOptions.Default;
+        ArgumentOutOfRangeException.ThrowIfNegativeOrZero(options.MaxConcurrentWebSockets);
+        int maxConnections = options.MaxConcurrentWebSockets;
         var registry = new WebSocketRegistry();
         registry.CloseOnShutdown(listen.ApplicationServices);
         int open = 0;

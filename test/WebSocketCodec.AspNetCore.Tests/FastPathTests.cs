@@ -13,9 +13,8 @@ public sealed class FastPathTests : IAsyncLifetime
     public async Task InitializeAsync() =>
         _host = await KestrelHost.StartAsync(listen: listen => listen.UseWebSocketCodec(
             (_, channel) => channel.RunAsync(sender => new WebSocketMessageListener(sender, Echo)),
-            new WebSocketAcceptOptions { HandshakeTimeout = TimeSpan.FromSeconds(2) },
-            path => path == "/fast",
-            maxConnections: 2));
+            new WebSocketAcceptOptions { HandshakeTimeout = TimeSpan.FromSeconds(2), MaxConcurrentWebSockets = 2 },
+            path => path == "/fast"));
 
     public async Task DisposeAsync() => await _host.DisposeAsync();
 

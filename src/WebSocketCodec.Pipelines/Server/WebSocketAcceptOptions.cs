@@ -5,7 +5,8 @@ namespace WebSocketCodec.Pipelines;
 /// <summary>What a server accepts in an opening handshake, and the websocket's options once open.</summary>
 public sealed record WebSocketAcceptOptions
 {
-    /// <summary>The defaults: any origin, no subprotocol, 10 s handshake timeout, 8 KiB request head.</summary>
+    /// <summary>The defaults: any origin, no subprotocol, 10 s handshake timeout, 8 KiB request head, 10,000 open
+    /// websockets.</summary>
     public static WebSocketAcceptOptions Default { get; } = new();
 
     /// <summary>Limits and timeouts of the websocket once open.</summary>
@@ -30,6 +31,12 @@ public sealed record WebSocketAcceptOptions
 
     /// <summary>The bound on the request head (431 beyond).</summary>
     public int MaxRequestHeadLength { get; init; } = HttpHeadParser.DefaultMaxHeadLength;
+
+    /// <summary>The most websockets open at once on one Kestrel endpoint (one <c>MapWebSocketCodec</c>, one
+    /// <c>UseWebSocketCodec</c> listener); a handshake beyond gets 503 and is not upgraded. (The SpanNetty handlers
+    /// are created per connection: there the application's channel initializer keeps the count.)
+    /// 10,000 by default: at about 15 KiB per idle websocket that is some 150 MiB; raise it for bigger servers.</summary>
+    public int MaxConcurrentWebSockets { get; init; } = 10_000;
 
     /// <summary>Checks origin and picks the subprotocol for a validated request.</summary>
     /// <returns>A failure (403, or 400 for a selection that was not offered), or none.</returns>

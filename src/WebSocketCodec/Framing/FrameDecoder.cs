@@ -36,6 +36,8 @@ public sealed class FrameDecoder
     private readonly int _smallFrameLimit; // min(125, frame limit): a whole frame up to this takes the fast path
     private bool _messageIsText;
     private long _messageLength;
+    private int _messageFrames; // frames of the open (or last) data message so far
+    private readonly int _maxFrames; // int.MaxValue when unlimited
 
     private FrameHeader _frame;
     private long _remaining;
@@ -60,6 +62,8 @@ public sealed class FrameDecoder
         _maxFrame = Math.Min(options.MaxFramePayloadLength, options.MaxMessagePayloadLength);
         _smallFrameLimit = (int)Math.Min(125, _maxFrame);
         _maxMessage = options.MaxMessagePayloadLength;
+        ArgumentOutOfRangeException.ThrowIfNegative(options.MaxFragmentsPerMessage);
+        _maxFrames = options.MaxFragmentsPerMessage == 0 ? int.MaxValue : options.MaxFragmentsPerMessage;
         _forbiddenRsv = ~options.AllowedRsv & 7;
         _validateUtf8 = options.ValidateUtf8;
     }
@@ -379,6 +383,11 @@ public sealed class FrameDecoder
                 return ProtocolViolation.UnexpectedContinuation;
             }
 
+            if (_messageFrames >= _maxFrames)
+            {
+                return ProtocolViolation.TooManyFragments;
+            }
+
             return header.PayloadLength > _maxMessage - _messageLength
                 ? ProtocolViolation.MessageTooBig
                 : ProtocolViolation.None;
@@ -453,6 +462,7 @@ public sealed class FrameDecoder
         {
             _messageIsText = opcode == WebSocketOpcode.Text;
             _messageLength = 0;
+            _messageFrames = 0;
             if (_messageIsText)
             {
                 _textUtf8.Reset();
@@ -460,6 +470,7 @@ public sealed class FrameDecoder
         }
 
         _messageLength += header.PayloadLength;
+        _messageFrames++;
         MessageOpen = !header.Fin;
         _kind = _messageIsText && _validateUtf8 ? PayloadKind.Text : PayloadKind.Other;
     }

@@ -3,7 +3,7 @@ namespace WebSocketCodec;
 /// <summary>Limits and negotiated features for a <see cref="FrameDecoder"/>.</summary>
 public sealed record FrameDecoderOptions
 {
-    /// <summary>The defaults: 16 MiB frames and messages, no extension, UTF-8 validation on.</summary>
+    /// <summary>The defaults: 16 MiB frames and messages, 4096 fragments per message, no extension, UTF-8 validation on.</summary>
     public static FrameDecoderOptions Default { get; } = new();
 
     /// <summary>The largest frame payload accepted; a longer one fails with 1009 from its header alone.</summary>
@@ -12,6 +12,11 @@ public sealed record FrameDecoderOptions
     /// <summary>The largest message (all fragments together) accepted; a longer one fails with 1009 as soon as a
     /// header shows it will be exceeded.</summary>
     public long MaxMessagePayloadLength { get; init; } = 16 * 1024 * 1024;
+
+    /// <summary>The most frames one data message may come in (its first frame and its continuations); one more fails
+    /// with 1008 as soon as its header arrives. Zero for no limit. 4096 by default: a 16 MiB message streamed in 4 KiB
+    /// fragments fits, while a peer cannot make the receiver handle millions of empty fragments for one message.</summary>
+    public int MaxFragmentsPerMessage { get; init; } = 4096;
 
     /// <summary>The RSV bits a negotiated extension defines (RSV1 = 4, RSV2 = 2, RSV3 = 1); any other set bit fails
     /// with 1002. None by default.</summary>

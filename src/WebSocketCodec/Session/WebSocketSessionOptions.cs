@@ -5,8 +5,10 @@ namespace WebSocketCodec;
 /// <summary>Limits and timing of a <see cref="WebSocketSession"/>.</summary>
 public sealed record WebSocketSessionOptions
 {
-    /// <summary>The defaults: 16 MiB messages, UTF-8 validation, no keep-alive, no idle timeout, 5 s close timeout,
-    /// outbound water marks 64/32 KiB, slow consumers closed after 30 s above the high mark.</summary>
+    /// <summary>The defaults (safe for a server on the internet): 16 MiB frames and messages, 4096 fragments per
+    /// message, UTF-8 validation, a keep-alive Ping after 30 s without input and the peer given up 15 s later without a
+    /// Pong, no idle timeout, 5 s close timeout, outbound water marks 64/32 KiB, slow consumers closed after 30 s above
+    /// the high mark.</summary>
     public static WebSocketSessionOptions Default { get; } = new();
 
     /// <summary>The largest frame payload accepted (1009 otherwise). A frame that does not arrive in one read is
@@ -17,16 +19,22 @@ public sealed record WebSocketSessionOptions
     /// <summary>The largest message accepted, all fragments together (1009 otherwise).</summary>
     public long MaxMessagePayloadLength { get; init; } = 16 * 1024 * 1024;
 
+    /// <summary>The most frames one data message may come in (1008 beyond); zero for no limit. 4096 by default.</summary>
+    public int MaxFragmentsPerMessage { get; init; } = 4096;
+
     /// <summary>Whether text messages and close reasons must be UTF-8 (1007 otherwise).</summary>
     public bool ValidateUtf8 { get; init; } = true;
 
-    /// <summary>How often to send a Ping when the connection is quiet; zero for never.</summary>
-    public TimeSpan KeepAliveInterval { get; init; }
+    /// <summary>How long the peer may send nothing before we send a keep-alive Ping; zero for never. 30 s by default
+    /// (a peer that vanished without a FIN is found, and NATs and proxies see traffic).</summary>
+    public TimeSpan KeepAliveInterval { get; init; } = TimeSpan.FromSeconds(30);
 
-    /// <summary>How long to wait for the Pong of a keep-alive Ping before giving the peer up; zero for not at all.</summary>
-    public TimeSpan KeepAliveTimeout { get; init; }
+    /// <summary>How long to wait for the Pong of a keep-alive Ping before giving the peer up with 1001 and closing the
+    /// transport (a peer that stopped reading cannot answer); zero for not at all. 15 s by default.</summary>
+    public TimeSpan KeepAliveTimeout { get; init; } = TimeSpan.FromSeconds(15);
 
-    /// <summary>How long the peer may send nothing before we close with 1001; zero for no limit.</summary>
+    /// <summary>How long the peer may send nothing before we close with 1001; zero (the default) for no limit: a quiet
+    /// peer that answers the keep-alive is alive, and an application that wants quiet websockets closed sets this.</summary>
     public TimeSpan IdleTimeout { get; init; }
 
     /// <summary>How long to wait for the peer's Close after ours (and to drain input after a violation).</summary>
@@ -65,6 +73,7 @@ public sealed record WebSocketSessionOptions
         ArgumentOutOfRangeException.ThrowIfNegative(MaxMessagePayloadLength, nameof(MaxMessagePayloadLength));
         ArgumentOutOfRangeException.ThrowIfGreaterThan(MaxMessagePayloadLength, Array.MaxLength, nameof(MaxMessagePayloadLength));
         ArgumentOutOfRangeException.ThrowIfNegative(MaxDrainBytes, nameof(MaxDrainBytes));
+        ArgumentOutOfRangeException.ThrowIfNegative(MaxFragmentsPerMessage, nameof(MaxFragmentsPerMessage));
         ArgumentOutOfRangeException.ThrowIfLessThan(KeepAliveInterval, TimeSpan.Zero, nameof(KeepAliveInterval));
         ArgumentOutOfRangeException.ThrowIfLessThan(KeepAliveTimeout, TimeSpan.Zero, nameof(KeepAliveTimeout));
         ArgumentOutOfRangeException.ThrowIfLessThan(IdleTimeout, TimeSpan.Zero, nameof(IdleTimeout));
@@ -79,6 +88,7 @@ public sealed record WebSocketSessionOptions
     {
         MaxFramePayloadLength = MaxFramePayloadLength,
         MaxMessagePayloadLength = MaxMessagePayloadLength,
+        MaxFragmentsPerMessage = MaxFragmentsPerMessage,
         ValidateUtf8 = ValidateUtf8,
     };
 }

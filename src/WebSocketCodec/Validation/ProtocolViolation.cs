@@ -56,4 +56,7 @@ public enum ProtocolViolation : byte
 
     /// <summary>A text message that is not valid UTF-8 (1007).</summary>
     InvalidTextUtf8,
+
+    /// <summary>A data message in more frames than the configured fragment limit (1008).</summary>
+    TooManyFragments,
 }

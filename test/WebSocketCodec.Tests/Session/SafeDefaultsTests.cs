@@ -1,0 +1,238 @@
+using System.Buffers;
+using System.Buffers.Binary;
+using Microsoft.Extensions.Time.Testing;
+
+namespace WebSocketCodec.Tests;
+
+/// <summary>Each limit of <see cref="WebSocketSessionOptions.Default"/> at work, with only the clock replaced: what a
+/// peer gets when it crosses it (the README's limits table).</summary>
+public class SafeDefaultsTests
+{
+    private static readonly FrameEncoder Client = new(WebSocketRole.Client);
+
+    private static byte[] Frame(WebSocketOpcode opcode, ReadOnlySpan<byte> payload, bool fin = true)
+    {
+        var writer = new ArrayBufferWriter<byte>();
+        Client.Write(writer, opcode, payload, fin);
+        return writer.WrittenSpan.ToArray();
+    }
+
+    private struct Counter : IFrameHandler
+    {
+        public int Frames;
+        public int FinalFrames;
+
+        public bool OnFrame(WebSocketOpcode opcode, bool fin, int rsv, Span<byte> payload)
+        {
+            Frames++;
+            FinalFrames += fin ? 1 : 0;
+            return true;
+        }
+    }
+
+    private static (WebSocketSession Session, FakeTimeProvider Time) ServerWithDefaults()
+    {
+        var time = new FakeTimeProvider();
+        return (new WebSocketSession(WebSocketRole.Server, WebSocketSessionOptions.Default with { TimeProvider = time }), time);
+    }
+
+    /// <summary>The frames the session wants written, decoded as a client would.</summary>
+    private static List<(WebSocketOpcode Opcode, byte[] Payload)> Written(WebSocketSession session)
+    {
+        var decoder = new FrameDecoder(WebSocketRole.Client);
+        var frames = new List<(WebSocketOpcode, byte[])>();
+        Span<byte> rest = session.PendingOutput.ToArray();
+        while (!rest.IsEmpty)
+        {
+            Assert.Equal(OperationStatus.Done, decoder.ReadFrame(rest, out FrameHeader header, out Span<byte> payload, out _));
+            frames.Add((header.Opcode, payload.ToArray()));
+            rest = rest.Slice((int)header.FrameLength);
+        }
+
+        session.ClearPendingOutput();
+        return frames;
+    }
+
+    private static int Status(byte[] closePayload) => BinaryPrimitives.ReadUInt16BigEndian(closePayload);
+
+    [Fact]
+    public void AQuietPeerGetsAPingAfter30SecondsAndIsGivenUp15SecondsLaterWithoutAPong()
+    {
+        var (session, time) = ServerWithDefaults();
+        using (session)
+        {
+            time.Advance(TimeSpan.FromSeconds(29.9));
+            Assert.Equal(SessionTimerResult.None, session.OnTimer());
+            Assert.Empty(Written(session));
+            time.Advance(TimeSpan.FromSeconds(0.1));
+            Assert.Equal(SessionTimerResult.PingQueued, session.OnTimer());
+            Assert.Equal(WebSocketOpcode.Ping, Assert.Single(Written(session)).Opcode);
+
+            time.Advance(TimeSpan.FromSeconds(14.9));
+            Assert.Equal(SessionTimerResult.None, session.OnTimer());
+            time.Advance(TimeSpan.FromSeconds(0.1));
+            Assert.Equal(SessionTimerResult.KeepAliveTimeout, session.OnTimer());
+            Assert.Equal(WebSocketSessionState.Closed, session.State);
+            var close = Assert.Single(Written(session));
+            Assert.Equal(WebSocketOpcode.Close, close.Opcode);
+            Assert.Equal(1001, Status(close.Payload));
+        }
+    }
+
+    [Fact]
+    public void APeerThatAnswersEveryPingStaysOpenForAnHourWithoutSendingData()
+    {
+        var (session, time) = ServerWithDefaults();
+        using (session)
+        {
+            int pings = 0;
+            for (int second = 0; second < 3600; second++)
+            {
+                time.Advance(TimeSpan.FromSeconds(1));
+                Assert.NotEqual(SessionTimerResult.KeepAliveTimeout, session.OnTimer());
+                foreach (var (opcode, payload) in Written(session))
+                {
+                    Assert.Equal(WebSocketOpcode.Ping, opcode);
+                    pings++;
+                    var counter = new Counter();
+                    session.Receive(Frame(WebSocketOpcode.Pong, payload), ref counter, out _);
+                }
+            }
+
+            Assert.Equal(WebSocketSessionState.Open, session.State); // no idle timeout by default
+            Assert.Equal(120, pings); // one per 30 s of quiet
+        }
+    }
+
+    [Fact]
+    public void OurCloseIsGivenUpAfterFiveSecondsWithoutTheirs()
+    {
+        var (session, time) = ServerWithDefaults();
+        using (session)
+        {
+            Assert.True(session.StartClose());
+            Written(session);
+            time.Advance(TimeSpan.FromSeconds(4.9));
+            Assert.Equal(SessionTimerResult.None, session.OnTimer());
+            time.Advance(TimeSpan.FromSeconds(0.1));
+            Assert.Equal(SessionTimerResult.CloseTimeout, session.OnTimer());
+            Assert.Equal(WebSocketSessionState.Closed, session.State);
+        }
+    }
+
+    [Fact]
+    public void A4096FragmentMessageIsDeliveredAndThe4097thFragmentGets1008()
+    {
+        var (session, _) = ServerWithDefaults();
+        using (session)
+        {
+            var input = new List<byte>(Frame(WebSocketOpcode.Binary, [1], fin: false));
+            byte[] middle = Frame(WebSocketOpcode.Continuation, [2], fin: false);
+            for (int i = 2; i < 4096; i++)
+            {
+                input.AddRange(middle);
+            }
+
+            input.AddRange(Frame(WebSocketOpcode.Continuation, [3], fin: true));
+            var counter = new Counter();
+            Assert.Equal(OperationStatus.NeedMoreData, session.Receive(input.ToArray(), ref counter, out _));
+            Assert.Equal((4096, 1), (counter.Frames, counter.FinalFrames));
+
+            // The next message in one more fragment than the limit: refused at the 4097th header, before its payload.
+            input.Clear();
+            input.AddRange(Frame(WebSocketOpcode.Binary, [1], fin: false));
+            for (int i = 1; i < 4096; i++)
+            {
+                input.AddRange(middle);
+            }
+
+            input.AddRange(Frame(WebSocketOpcode.Continuation, [3], fin: true));
+            counter = new Counter();
+            session.Receive(input.ToArray(), ref counter, out _);
+            Assert.Equal((4096, 0), (counter.Frames, counter.FinalFrames));
+            Assert.Equal(ProtocolViolation.TooManyFragments, session.Violation);
+            var close = Assert.Single(Written(session), f => f.Opcode == WebSocketOpcode.Close);
+            Assert.Equal(1008, Status(close.Payload));
+        }
+    }
+
+    [Fact]
+    public void ControlFramesBetweenFragmentsDoNotCountAsFragments()
+    {
+        var (session, _) = ServerWithDefaults();
+        using (session)
+        {
+            var input = new List<byte>(Frame(WebSocketOpcode.Text, "a"u8, fin: false));
+            for (int i = 1; i < 4096; i++)
+            {
+                input.AddRange(Frame(WebSocketOpcode.Pong, []));
+                input.AddRange(Frame(WebSocketOpcode.Continuation, "b"u8, fin: i == 4095));
+            }
+
+            var counter = new Counter();
+            session.Receive(input.ToArray(), ref counter, out _);
+            Assert.Equal(ProtocolViolation.None, session.Violation);
+            Assert.Equal(1 + (2 * 4095), counter.Frames);
+        }
+    }
+
+    [Fact]
+    public void AFrameAnnouncingOneByteOver16MiBGets1009FromItsHeaderAlone()
+    {
+        var (session, _) = ServerWithDefaults();
+        using (session)
+        {
+            byte[] header = [0x82, 0xFF, 0, 0, 0, 0, 0x01, 0, 0, 0x01, 1, 2, 3, 4]; // 16 MiB + 1, masked
+            var counter = new Counter();
+            session.Receive(header, ref counter, out _);
+            Assert.Equal(ProtocolViolation.FrameTooBig, session.Violation);
+            Assert.Equal(1009, Status(Assert.Single(Written(session)).Payload));
+        }
+    }
+
+    [Fact]
+    public void AMessageOver16MiBInFragmentsGets1009AtTheHeaderThatCrossesTheLimit()
+    {
+        var (session, _) = ServerWithDefaults();
+        using (session)
+        {
+            byte[] eightMiB = new byte[8 * 1024 * 1024];
+            byte[] input = [
+                .. Frame(WebSocketOpcode.Binary, eightMiB, fin: false),
+                .. Frame(WebSocketOpcode.Continuation, eightMiB, fin: false),
+                .. Frame(WebSocketOpcode.Continuation, [1], fin: true)];
+            var counter = new Counter();
+            session.Receive(input, ref counter, out _);
+            Assert.Equal(2, counter.Frames);
+            Assert.Equal(ProtocolViolation.MessageTooBig, session.Violation);
+            Assert.Equal(1009, Status(Assert.Single(Written(session)).Payload));
+        }
+    }
+
+    [Theory]
+    [InlineData(0, 10_000, ProtocolViolation.None)]
+    [InlineData(3, 3, ProtocolViolation.None)]
+    [InlineData(3, 4, ProtocolViolation.TooManyFragments)]
+    public void TheDecodersFragmentLimitIsConfigurableAndZeroMeansNone(int limit, int fragments, ProtocolViolation expected)
+    {
+        var decoder = new FrameDecoder(WebSocketRole.Server, new FrameDecoderOptions { MaxFragmentsPerMessage = limit });
+        var input = new List<byte>();
+        for (int i = 0; i < fragments; i++)
+        {
+            input.AddRange(Frame(i == 0 ? WebSocketOpcode.Binary : WebSocketOpcode.Continuation, [7], fin: i == fragments - 1));
+        }
+
+        var counter = new Counter();
+        OperationStatus status = decoder.DecodeFrames(input.ToArray(), ref counter, out _, out _);
+        Assert.Equal(expected, decoder.Violation);
+        Assert.Equal(expected == ProtocolViolation.None ? OperationStatus.NeedMoreData : OperationStatus.InvalidData, status);
+        Assert.Equal(expected == ProtocolViolation.None ? fragments : limit, counter.Frames);
+    }
+
+    [Fact]
+    public void NegativeFragmentLimitsAreRefused()
+    {
+        Assert.Throws<ArgumentOutOfRangeException>(() => new FrameDecoder(WebSocketRole.Server, new FrameDecoderOptions { MaxFragmentsPerMessage = -1 }));
+        Assert.Throws<ArgumentOutOfRangeException>(() => new WebSocketSession(WebSocketRole.Server, new WebSocketSessionOptions { MaxFragmentsPerMessage = -1 }));
+    }
+}
