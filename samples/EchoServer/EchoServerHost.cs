@@ -66,11 +66,11 @@ public sealed class EchoServerHost : IAsyncDisposable
         app.MapGet("/", ServeIndex);
         if (options.Codec == "builtin")
         {
-            BuiltinEcho.Map(app, EchoPath, options.KeepAlive);
+            BuiltinEcho.Map(app, EchoPath, options.KeepAlive ?? WebSocketSessionOptions.Default.KeepAliveInterval);
         }
         else
         {
-            OurEcho.Map(app, EchoPath, options.Session);
+            OurEcho.Map(app, EchoPath, options.Accept);
         }
 
         await app.StartAsync(cancellationToken);

@@ -1,3 +1,5 @@
+using WebSocketCodec.Pipelines;
+
 namespace WebSocketCodec.Samples.EchoServer;
 
 /// <summary>How the echo server listens and which codec serves <c>/echo</c>.</summary>
@@ -16,17 +18,23 @@ public sealed record EchoServerOptions
     public string Codec { get; init; } = "ours";
 
     /// <summary>Keep-alive: a Ping when the websocket has been quiet this long, and the peer given up when its Pong
-    /// takes as long again; zero for off.</summary>
-    public TimeSpan KeepAlive { get; init; }
+    /// takes as long again; zero for off; null for the library's default (a Ping after 30 s, 15 s for the Pong).</summary>
+    public TimeSpan? KeepAlive { get; init; }
+
+    /// <summary>The most websockets open at once (503 beyond); the library's default is 10,000.</summary>
+    public int MaxWebSockets { get; init; } = WebSocketAcceptOptions.Default.MaxConcurrentWebSockets;
 
     /// <summary>How long a peer may send nothing before it is closed with 1001; zero for no limit.</summary>
     public TimeSpan IdleTimeout { get; init; }
 
     /// <summary>The websocket session options these settings give.</summary>
-    public WebSocketSessionOptions Session => new()
+    public WebSocketSessionOptions Session => WebSocketSessionOptions.Default with
     {
-        KeepAliveInterval = KeepAlive,
-        KeepAliveTimeout = KeepAlive,
+        KeepAliveInterval = KeepAlive ?? WebSocketSessionOptions.Default.KeepAliveInterval,
+        KeepAliveTimeout = KeepAlive ?? WebSocketSessionOptions.Default.KeepAliveTimeout,
         IdleTimeout = IdleTimeout,
     };
+
+    /// <summary>What the endpoint accepts, with <see cref="Session"/>.</summary>
+    public WebSocketAcceptOptions Accept => new() { Session = Session, MaxConcurrentWebSockets = MaxWebSockets };
 }

@@ -9,9 +9,8 @@ namespace WebSocketCodec.Samples.EchoServer;
 /// flush per read).</summary>
 internal static class OurEcho
 {
-    public static void Map(IEndpointRouteBuilder endpoints, string path, WebSocketSessionOptions session) =>
-        endpoints.MapWebSocketCodec(
-            path, static (_, sender) => new WebSocketMessageListener(sender, Echo), new WebSocketAcceptOptions { Session = session });
+    public static void Map(IEndpointRouteBuilder endpoints, string path, WebSocketAcceptOptions accept) =>
+        endpoints.MapWebSocketCodec(path, static (_, sender) => new WebSocketMessageListener(sender, Echo), accept);
 
     // After our Close (a shutdown's 1001, an idle timeout) Send drops the frame and returns false: no guard needed.
     private static void Echo(WebSocketFrameSender sender, WebSocketMessageType type, ReadOnlySpan<byte> payload) =>

@@ -8,12 +8,20 @@ var port = new Option<int>("--port") { DefaultValueFactory = _ => 8080, Descript
 var tls = new Option<bool>("--tls") { Description = "Serve wss:// and https:// with a self-signed certificate made at start." };
 var codec = new Option<string>("--codec") { DefaultValueFactory = _ => "ours", Description = "ours (WebSocketCodec) or builtin (ASP.NET Core's WebSockets)." };
 codec.AcceptOnlyFromAmong("ours", "builtin");
-var keepAlive = Seconds("--keepalive", "Seconds of quiet before a keep-alive Ping; the Pong timeout is the same (0: off).");
+var keepAlive = Seconds("--keepalive", "Seconds of quiet before a keep-alive Ping; the Pong timeout is the same (0: off; default: a Ping after 30 s, 15 s for the Pong).");
+var maxWebSockets = new Option<int>("--max-websockets") { DefaultValueFactory = _ => 10_000, Description = "The most websockets open at once; a handshake beyond gets 503 (ours only)." };
+maxWebSockets.Validators.Add(result =>
+{
+    if (result.GetValueOrDefault<int>() < 1)
+    {
+        result.AddError("--max-websockets takes a number from 1 up.");
+    }
+});
 var idleTimeout = Seconds("--idle-timeout", "Seconds a peer may send nothing before it is closed with 1001 (0: off; ours only).");
 
 var root = new RootCommand("WebSocketCodec echo server: echoes every websocket message sent to /echo; / serves a page that uses it (open it in a browser).")
 {
-    host, port, tls, codec, keepAlive, idleTimeout,
+    host, port, tls, codec, keepAlive, idleTimeout, maxWebSockets,
 };
 root.SetAction(async (parseResult, cancellation) =>
 {
@@ -23,8 +31,9 @@ root.SetAction(async (parseResult, cancellation) =>
         Port = parseResult.GetValue(port),
         Tls = parseResult.GetValue(tls),
         Codec = parseResult.GetValue(codec)!,
-        KeepAlive = TimeSpan.FromSeconds(parseResult.GetValue(keepAlive)),
-        IdleTimeout = TimeSpan.FromSeconds(parseResult.GetValue(idleTimeout)),
+        KeepAlive = parseResult.GetValue(keepAlive) is { } seconds ? TimeSpan.FromSeconds(seconds) : null, // null: the library's default
+        MaxWebSockets = parseResult.GetValue(maxWebSockets),
+        IdleTimeout = TimeSpan.FromSeconds(parseResult.GetValue(idleTimeout) ?? 0),
     };
     EchoServerHost server;
     try
@@ -46,13 +55,19 @@ root.SetAction(async (parseResult, cancellation) =>
 
 return await root.Parse(args).InvokeAsync();
 
-// A number of seconds from 0 to a day; anything else (negative, not a number) is a usage error, not an exception.
-static Option<double> Seconds(string name, string description) => new(name)
+// A number of seconds from 0 to a day, or null when not given; anything else (negative, not a number) is a usage error,
+// not an exception.
+static Option<double?> Seconds(string name, string description) => new(name)
 {
     Description = description,
     CustomParser = result =>
     {
-        string text = result.Tokens.Count > 0 ? result.Tokens[^1].Value : "0";
+        if (result.Tokens.Count == 0)
+        {
+            return null;
+        }
+
+        string text = result.Tokens[^1].Value;
         if (double.TryParse(text, NumberStyles.Float, CultureInfo.InvariantCulture, out double seconds) && seconds is >= 0 and <= 86_400)
         {
             return seconds;

@@ -37,4 +37,19 @@ public sealed class EchoServerTimersTests
     {
         Assert.Throws<ArgumentOutOfRangeException>(() => new WebSocketSession(WebSocketRole.Server, new EchoServerOptions { IdleTimeout = TimeSpan.FromSeconds(-1) }.Session));
     }
+
+    [Fact]
+    public void TheDemoRunsTheLibrarysSafeDefaultsUnlessToldOtherwise()
+    {
+        var defaults = new EchoServerOptions();
+        Assert.Equal(WebSocketSessionOptions.Default, defaults.Session with { TimeProvider = null });
+        Assert.Equal(TimeSpan.FromSeconds(30), defaults.Session.KeepAliveInterval);
+        Assert.Equal(TimeSpan.FromSeconds(15), defaults.Session.KeepAliveTimeout);
+        Assert.Equal(10_000, defaults.Accept.MaxConcurrentWebSockets);
+
+        var off = new EchoServerOptions { KeepAlive = TimeSpan.Zero, MaxWebSockets = 19_000 };
+        Assert.Equal(TimeSpan.Zero, off.Session.KeepAliveInterval);
+        Assert.Equal(TimeSpan.Zero, off.Session.KeepAliveTimeout);
+        Assert.Equal(19_000, off.Accept.MaxConcurrentWebSockets);
+    }
 }

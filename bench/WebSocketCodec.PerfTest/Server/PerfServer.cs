@@ -20,6 +20,9 @@ namespace WebSocketCodec.PerfTest;
 /// collection counts and allocated bytes, and stops when stdin ends.</summary>
 internal static class PerfServer
 {
+    /// <summary>The library's defaults, except the cap on open websockets: the scale tool opens 19,000.</summary>
+    private static readonly WebSocketAcceptOptions Accept = new() { MaxConcurrentWebSockets = 1_000_000 };
+
     public static async Task<int> RunAsync(string variant, bool tls, bool http2)
     {
         if (!(http2 ? Variants.OverHttp2 : Variants.All).Contains(variant))
@@ -45,13 +48,13 @@ internal static class PerfServer
                 switch (variant)
                 {
                     case Variants.Ours:
-                        listen.UseWebSocketCodec((_, channel) => channel.RunAsync(sender => new FrameEchoListener(sender)));
+                        listen.UseWebSocketCodec((_, channel) => channel.RunAsync(sender => new FrameEchoListener(sender)), Accept);
                         break;
                     case Variants.OursBulk:
-                        listen.UseWebSocketCodec((_, channel) => channel.RunAsync(sender => new BulkEchoListener(sender)));
+                        listen.UseWebSocketCodec((_, channel) => channel.RunAsync(sender => new BulkEchoListener(sender)), Accept);
                         break;
                     case Variants.OursMessages:
-                        listen.UseWebSocketCodec((_, channel) => channel.RunAsync(sender => new WebSocketMessageListener(sender, EchoMessage)));
+                        listen.UseWebSocketCodec((_, channel) => channel.RunAsync(sender => new WebSocketMessageListener(sender, EchoMessage)), Accept);
                         break;
                     case Variants.Raw:
                         listen.Run(RawEcho.ConnectionAsync);
@@ -63,10 +66,10 @@ internal static class PerfServer
         switch (variant)
         {
             case Variants.OursEndpoint:
-                app.MapWebSocketCodec("/", (_, sender) => new FrameEchoListener(sender));
+                app.MapWebSocketCodec("/", (_, sender) => new FrameEchoListener(sender), Accept);
                 break;
             case Variants.OursEndpointMessages:
-                app.MapWebSocketCodec("/", (_, sender) => new WebSocketMessageListener(sender, EchoMessage));
+                app.MapWebSocketCodec("/", (_, sender) => new WebSocketMessageListener(sender, EchoMessage), Accept);
                 break;
             case Variants.AspNetCore:
                 app.UseWebSockets(new WebSocketOptions { KeepAliveInterval = TimeSpan.Zero });
