@@ -20,7 +20,7 @@ public sealed partial class WebSocketSession : IDisposable
     private readonly ArrayPool<byte> _pool;
     private readonly TimeProvider _time;
     private readonly WebSocketSessionOptions _options;
-    private readonly ArrayBufferWriter<byte> _pending = new(256);
+    private ArrayBufferWriter<byte>? _pending; // made on first use: drivers that set Output never need it
 
     private readonly FrameGather _gather;
     private FrameHeader _frameHeader;
@@ -85,22 +85,22 @@ public sealed partial class WebSocketSession : IDisposable
     /// </summary>
     public IBufferWriter<byte>? Output { get; set; }
 
-    private IBufferWriter<byte> ControlOutput => Output ?? _pending;
+    private IBufferWriter<byte> ControlOutput => Output ?? (_pending ??= new ArrayBufferWriter<byte>(256));
 
     /// <summary>Whether control frames wait to be written.</summary>
-    public bool HasPendingOutput => _pending.WrittenCount > 0;
+    public bool HasPendingOutput => _pending is { WrittenCount: > 0 };
 
     /// <summary>Control frames to write (Pongs, our Close, keep-alive Pings), in order.</summary>
-    public ReadOnlySpan<byte> PendingOutput => _pending.WrittenSpan;
+    public ReadOnlySpan<byte> PendingOutput => _pending is null ? default : _pending.WrittenSpan;
 
     /// <summary>Forgets the pending output once the driver wrote it.</summary>
-    public void ClearPendingOutput() => _pending.ResetWrittenCount();
+    public void ClearPendingOutput() => _pending?.ResetWrittenCount();
 
     /// <summary>Copies the pending output into <paramref name="output"/> and forgets it.</summary>
     public void WritePendingOutput(IBufferWriter<byte> output)
     {
         ArgumentNullException.ThrowIfNull(output);
-        if (_pending.WrittenCount > 0)
+        if (_pending is { WrittenCount: > 0 })
         {
             output.Write(_pending.WrittenSpan);
             _pending.ResetWrittenCount();
