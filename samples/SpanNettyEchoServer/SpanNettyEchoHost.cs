@@ -4,6 +4,7 @@ using DotNetty.Codecs.Http;
 using DotNetty.Codecs.Http.WebSockets;
 using DotNetty.Transport.Bootstrapping;
 using DotNetty.Transport.Channels;
+using DotNetty.Transport.Channels.Groups;
 using DotNetty.Transport.Channels.Sockets;
 using DotNetty.Transport.Libuv;
 using WebSocketCodec.Pipelines;
@@ -18,12 +19,14 @@ public sealed class SpanNettyEchoHost : IAsyncDisposable
     private readonly IEventLoopGroup _boss;
     private readonly IEventLoopGroup _workers;
     private readonly IChannel _channel;
+    private readonly DefaultChannelGroup _connections;
 
-    private SpanNettyEchoHost(IEventLoopGroup boss, IEventLoopGroup workers, IChannel channel, Uri url)
+    private SpanNettyEchoHost(IEventLoopGroup boss, IEventLoopGroup workers, IChannel channel, DefaultChannelGroup connections, Uri url)
     {
         _boss = boss;
         _workers = workers;
         _channel = channel;
+        _connections = connections;
         Url = url;
     }
 
@@ -62,16 +65,21 @@ public sealed class SpanNettyEchoHost : IAsyncDisposable
             bootstrap.Group(boss, workers).Channel<TcpServerSocketChannel>();
         }
 
+        var connections = new DefaultChannelGroup(stayClosed: true); // a connection accepted while stopping is closed at once
         bootstrap
             .Option(ChannelOption.SoBacklog, 1024)
             .ChildOption(ChannelOption.TcpNodelay, true)
-            .ChildHandler(new ActionChannelInitializer<IChannel>(channel => Configure(channel.Pipeline, options, certificate)));
+            .ChildHandler(new ActionChannelInitializer<IChannel>(channel =>
+            {
+                connections.Add(channel); // removed when it closes
+                Configure(channel.Pipeline, options, certificate);
+            }));
         try
         {
             IChannel bound = await bootstrap.BindAsync(new IPEndPoint(address, options.Port));
             int port = ((IPEndPoint)bound.LocalAddress).Port;
             string host = address.AddressFamily == System.Net.Sockets.AddressFamily.InterNetworkV6 ? $"[{address}]" : address.ToString();
-            return new SpanNettyEchoHost(boss, workers, bound, new Uri($"{(options.Tls ? "wss" : "ws")}://{host}:{port}{options.Path}"));
+            return new SpanNettyEchoHost(boss, workers, bound, connections, new Uri($"{(options.Tls ? "wss" : "ws")}://{host}:{port}{options.Path}"));
         }
         catch
         {
@@ -115,9 +123,21 @@ public sealed class SpanNettyEchoHost : IAsyncDisposable
         }
     }
 
+    /// <remarks>Every connection is closed (a TLS one after its close_notify is written) before the event loops stop:
+    /// SpanNetty's socket transport fails the process when an I/O operation of a channel still open completes after
+    /// its loop has terminated.</remarks>
     public async ValueTask DisposeAsync()
     {
         await _channel.CloseAsync();
+        try
+        {
+            await _connections.CloseAsync().WaitAsync(TimeSpan.FromSeconds(5));
+        }
+        catch (Exception error) when (error is TimeoutException or ChannelGroupException)
+        {
+            // A connection that did not close in time: the loops' quiet period below is the last resort.
+        }
+
         await Task.WhenAll(
             _boss.ShutdownGracefullyAsync(TimeSpan.FromMilliseconds(100), TimeSpan.FromSeconds(2)),
             _workers.ShutdownGracefullyAsync(TimeSpan.FromMilliseconds(100), TimeSpan.FromSeconds(2)));

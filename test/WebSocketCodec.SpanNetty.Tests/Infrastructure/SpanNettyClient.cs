@@ -14,6 +14,7 @@ namespace WebSocketCodec.SpanNetty.Tests;
 internal sealed class SpanNettyClient : IAsyncDisposable
 {
     private readonly IEventLoopGroup _group;
+    private IChannel? _channel;
     private readonly Channel<(WebSocketMessageType Type, byte[] Payload)> _received = Channel.CreateUnbounded<(WebSocketMessageType, byte[])>();
 
     private SpanNettyClient(IEventLoopGroup group) => _group = group;
@@ -28,7 +29,7 @@ internal sealed class SpanNettyClient : IAsyncDisposable
             onClose: _ => client._received.Writer.TryComplete()), options);
         try
         {
-            IChannel channel = await new Bootstrap()
+            client._channel = await new Bootstrap()
                 .Group(client._group)
                 .Channel<TcpSocketChannel>()
                 .Option(ChannelOption.TcpNodelay, true)
@@ -65,5 +66,15 @@ internal sealed class SpanNettyClient : IAsyncDisposable
 
     public Task<WebSocketCloseInfo> CloseAsync(ushort status = 1000) => WebSocket.Sender.CloseAsync(status).WaitAsync(TimeSpan.FromSeconds(20));
 
-    public async ValueTask DisposeAsync() => await _group.ShutdownGracefullyAsync(TimeSpan.Zero, TimeSpan.FromSeconds(2));
+    /// <summary>Closes the connection (a TLS one after its close_notify is written), then stops the loop: SpanNetty's
+    /// socket transport fails the process when an I/O operation completes after its loop has terminated.</summary>
+    public async ValueTask DisposeAsync()
+    {
+        if (_channel is { } channel)
+        {
+            await channel.CloseAsync().WaitAsync(TimeSpan.FromSeconds(5));
+        }
+
+        await _group.ShutdownGracefullyAsync(TimeSpan.FromMilliseconds(100), TimeSpan.FromSeconds(2));
+    }
 }
