@@ -49,7 +49,7 @@ root.SetAction(parseResult =>
         results.Add(result);
     }
 
-    string report = MarkdownReport.Render(results, s, Environment.CommandLine);
+    string report = MarkdownReport.Render(results, s, "dotnet run -c Release --project bench/WebSocketCodec.Fuzz -- " + string.Join(' ', args));
     if (parseResult.GetValue(markdown) is { } file)
     {
         File.WriteAllText(file.FullName, report);

@@ -3,7 +3,7 @@ using System.Text;
 namespace WebSocketCodec.Fuzz;
 
 /// <summary>
-/// The seeded mutator: picks a corpus entry (sometimes spliced with another) and stacks 1, 2 or 4 mutations on it. The
+/// The seeded mutator: picks a corpus entry (sometimes spliced with another) and stacks 1 (half the time) to 6 mutations on it. The
 /// byte-level ones serve every target; frame streams also get header-aware ones (lengths at the 125/126/127/65535/65536
 /// boundaries in any encoding, opcode, RSV, FIN and mask-bit toggles, a mask key added or removed), text inputs a
 /// dictionary of the tokens their grammar turns on. Everything comes from the given <see cref="FuzzRng"/>.
@@ -46,7 +46,7 @@ public sealed class Mutator
         var bytes = new List<byte>(entry.Bytes);
         if (!rng.OneIn(20))
         {
-            int count = 1 << rng.Next(3);
+            int count = rng.OneIn(2) ? 1 : 1 + rng.Next(1, 6); // half the inputs one mutation away from a seed
             for (int i = 0; i < count; i++)
             {
                 MutateOnce(bytes, rng);

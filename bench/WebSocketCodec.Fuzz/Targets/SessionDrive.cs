@@ -15,7 +15,7 @@ public static class SessionDrive
     public static SessionTrace Run(WebSocketRole role, WebSocketSessionOptions options, byte[] input, int[] cuts, int throwAt)
     {
         ArgumentNullException.ThrowIfNull(options);
-        var pool = new CountingArrayPool();
+        var pool = new BalanceCheckingPool();
         var session = new WebSocketSession(role, options with { Pool = pool, TimeProvider = FrozenTime.Instance });
         var trace = new SessionTrace();
         var handler = new FailingHandler(trace.Frames, throwAt);

@@ -48,7 +48,8 @@ public sealed class SessionTarget : IFuzzTarget
         SessionTrace whole = SessionDrive.Run(role, options, input, [], throwAt);
         context.Count(whole.Violation != ProtocolViolation.None ? whole.Violation.ToString()
             : whole.SentCloseStatus == (ushort)CloseStatus.InternalError ? "handler failed"
-            : $"{whole.State}{(whole.ReceivedCloseStatus is { } received ? $" (peer's Close {received})" : string.Empty)}");
+            : whole.ReceivedCloseStatus is { } received ? $"{whole.State} (peer's Close{(received == (ushort)CloseStatus.NoStatusReceived ? ", empty" : string.Empty)})"
+            : whole.State.ToString());
         foreach (int[] cuts in Splits.Plans(input.Length, rng))
         {
             SessionDrive.Run(role, options, input, cuts, throwAt).AssertSame(whole, $"whole and split at {FrameTarget.Describe(cuts)}:");

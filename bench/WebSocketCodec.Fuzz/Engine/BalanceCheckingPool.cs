@@ -6,7 +6,7 @@ namespace WebSocketCodec.Fuzz;
 /// balance oracle can tell a leak (rented, never returned) from a double return. Like the shared pool it hands out
 /// arrays rounded up to a power of two (longer than asked), and it scribbles over every returned array, so a reader
 /// that keeps using a returned buffer sees garbage and the agreement oracles catch it.</summary>
-public sealed class CountingArrayPool : ArrayPool<byte>
+public sealed class BalanceCheckingPool : ArrayPool<byte>
 {
     private readonly HashSet<byte[]> _out = new(ReferenceEqualityComparer.Instance);
 
