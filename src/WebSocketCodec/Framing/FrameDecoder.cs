@@ -343,10 +343,16 @@ public sealed class FrameDecoder
         {
             violation = Validate(header);
         }
-        else if (status == OperationStatus.NeedMoreData && source.Length >= 2)
+        else if (source.Length >= 2 && (status == OperationStatus.NeedMoreData || IsLengthViolation(violation)))
         {
-            // Fail early on what the first two bytes already show, before the rest of the header arrives.
-            violation = ValidateLeadBytes(source[0], source[1]);
+            // Fail early on what the first two bytes already show, before the rest of the header arrives. Those rules
+            // also come before the length's, so a header is refused for the same rule (and the same close status)
+            // however the transport cut it: with only its first two bytes in, or all of them.
+            ProtocolViolation lead = ValidateLeadBytes(source[0], source[1]);
+            if (lead != ProtocolViolation.None)
+            {
+                violation = lead;
+            }
         }
 
         if (violation == ProtocolViolation.None)
@@ -400,6 +406,9 @@ public sealed class FrameDecoder
 
         return header.PayloadLength > _maxMessage ? ProtocolViolation.MessageTooBig : ProtocolViolation.None;
     }
+
+    private static bool IsLengthViolation(ProtocolViolation violation) =>
+        violation is ProtocolViolation.NonMinimalLength or ProtocolViolation.PayloadLengthOverflow or ProtocolViolation.FrameTooBig;
 
     private ProtocolViolation ValidateLeadBytes(byte first, byte second)
     {

@@ -40,17 +40,18 @@ public static class HttpHeadParser
         int end = window.IndexOf("\r\n\r\n"u8);
         if (end < 0)
         {
-            if (source.Length >= maxHeadLength)
-            {
-                error = HttpHeadError.HeadTooLarge;
-                return OperationStatus.InvalidData;
-            }
-
-            // A bare LF ends no line, so a head with bare LFs would wait until the bound: fail it early.
+            // A bare LF ends no line, so a head with bare LFs would wait until the bound: fail it early. Checked before
+            // the bound, so the answer (400, not 431) does not depend on how many bytes had arrived when it was asked.
             int lf = window.IndexOf((byte)'\n');
             if (lf == 0 || (lf > 0 && window[lf - 1] != '\r'))
             {
                 error = HttpHeadError.BadLineEnding;
+                return OperationStatus.InvalidData;
+            }
+
+            if (source.Length >= maxHeadLength)
+            {
+                error = HttpHeadError.HeadTooLarge;
                 return OperationStatus.InvalidData;
             }
 
