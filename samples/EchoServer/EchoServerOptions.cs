@@ -1,3 +1,5 @@
+using System.Buffers;
+
 namespace WebSocketCodec.Samples.EchoServer;
 
 /// <summary>How the echo server listens and which codec serves <c>/echo</c>.</summary>
@@ -22,11 +24,16 @@ public sealed record EchoServerOptions
     /// <summary>How long a peer may send nothing before it is closed with 1001; zero for no limit.</summary>
     public TimeSpan IdleTimeout { get; init; }
 
+    /// <summary>The pool for the websockets' gathered frames and messages (e.g. a counting pool that proves every
+    /// buffer came back); <see cref="ArrayPool{T}.Shared"/> if null.</summary>
+    public ArrayPool<byte>? Pool { get; init; }
+
     /// <summary>The websocket session options these settings give.</summary>
     public WebSocketSessionOptions Session => new()
     {
         KeepAliveInterval = KeepAlive,
         KeepAliveTimeout = KeepAlive,
         IdleTimeout = IdleTimeout,
+        Pool = Pool,
     };
 }
