@@ -1,3 +1,4 @@
+using System.Buffers;
 using WebSocketCodec.Pipelines;
 
 namespace WebSocketCodec.Samples.EchoServer;
@@ -27,12 +28,17 @@ public sealed record EchoServerOptions
     /// <summary>How long a peer may send nothing before it is closed with 1001; zero for no limit.</summary>
     public TimeSpan IdleTimeout { get; init; }
 
+    /// <summary>The pool for the websockets' gathered frames and messages (e.g. a counting pool that proves every
+    /// buffer came back); <see cref="ArrayPool{T}.Shared"/> if null.</summary>
+    public ArrayPool<byte>? Pool { get; init; }
+
     /// <summary>The websocket session options these settings give.</summary>
     public WebSocketSessionOptions Session => WebSocketSessionOptions.Default with
     {
         KeepAliveInterval = KeepAlive ?? WebSocketSessionOptions.Default.KeepAliveInterval,
         KeepAliveTimeout = KeepAlive ?? WebSocketSessionOptions.Default.KeepAliveTimeout,
         IdleTimeout = IdleTimeout,
+        Pool = Pool,
     };
 
     /// <summary>What the endpoint accepts, with <see cref="Session"/>.</summary>

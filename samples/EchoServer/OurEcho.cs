@@ -6,11 +6,11 @@ using WebSocketCodec.Pipelines;
 namespace WebSocketCodec.Samples.EchoServer;
 
 /// <summary><c>/echo</c> with WebSocketCodec: every message, whole and validated, sent back from the read loop (one
-/// flush per read).</summary>
+/// flush per read). Fragments are joined in buffers of the session's pool.</summary>
 internal static class OurEcho
 {
     public static void Map(IEndpointRouteBuilder endpoints, string path, WebSocketAcceptOptions accept) =>
-        endpoints.MapWebSocketCodec(path, static (_, sender) => new WebSocketMessageListener(sender, Echo), accept);
+        endpoints.MapWebSocketCodec(path, (_, sender) => new WebSocketMessageListener(sender, Echo, accept.Session.Pool), accept);
 
     // After our Close (a shutdown's 1001, an idle timeout) Send drops the frame and returns false: no guard needed.
     private static void Echo(WebSocketFrameSender sender, WebSocketMessageType type, ReadOnlySpan<byte> payload) =>

@@ -44,6 +44,30 @@ public sealed class ReadLoopTests
         Assert.Equal(0, pool.Outstanding);
     }
 
+    [Fact]
+    public async Task PongsReachTheListenerInOrderWithTheDataFrames()
+    {
+        var loop = new Loopback();
+        var channel = new WebSocketChannel(loop.Server, WebSocketRole.Server);
+        var listener = new RecordingListener();
+        Task<WebSocketCloseInfo> run = channel.RunAsync(listener, Loopback.Timeout());
+        byte[] wire = Stream(
+            ClientFrames.Frame(WebSocketOpcode.Pong, "a"u8),
+            ClientFrames.Frame(WebSocketOpcode.Text, "x"u8, fin: false),
+            ClientFrames.Frame(WebSocketOpcode.Pong, []),
+            ClientFrames.Frame(WebSocketOpcode.Ping, "p"u8),
+            ClientFrames.Frame(WebSocketOpcode.Continuation, "y"u8),
+            ClientFrames.Frame(WebSocketOpcode.Pong, "bc"u8),
+            ClientFrames.Close(1000));
+
+        await loop.SendByteByByteAsync(wire);
+        Assert.True((await run.WaitAsync(Loopback.Timeout())).IsClean);
+
+        Assert.Equal(
+            ["Pong:a", "Text:x", "Pong:", "Continuation:y", "Pong:bc"],
+            listener.FramesAndPongs.Select(f => $"{f.Opcode}:{Encoding.UTF8.GetString(f.Payload)}"));
+    }
+
     [Theory]
     [InlineData(70_000, 1)]
     [InlineData(70_000, 4096)]

@@ -14,6 +14,14 @@ public interface IWebSocketFrameListener
     /// <param name="payload">The payload.</param>
     void OnFrame(WebSocketOpcode opcode, bool fin, int rsv, Span<byte> payload);
 
+    /// <summary>A Pong arrived (for information: the library already matched its own keep-alive Pings). The payload
+    /// is valid only until this call returns. A peer may answer several Pings in a row with one Pong, for the latest
+    /// (RFC 6455 §5.5.3).</summary>
+    /// <param name="payload">The Pong's application data (at most 125 bytes).</param>
+    void OnPong(ReadOnlySpan<byte> payload)
+    {
+    }
+
     /// <summary>Called once, on the read loop, after every frame of a read was handed over and before the frames the
     /// listener sent are flushed. A listener that queues work elsewhere returns a pending task to pause reading
     /// (backpressure).</summary>

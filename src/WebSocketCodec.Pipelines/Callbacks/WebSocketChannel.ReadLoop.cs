@@ -244,6 +244,10 @@ public sealed partial class WebSocketChannel
                 Messages += fin ? 1 : 0;
                 listener.OnFrame(opcode, fin, rsv, payload);
             }
+            else if (opcode == WebSocketOpcode.Pong)
+            {
+                listener.OnPong(payload);
+            }
 
             return true;
         }
