@@ -5,7 +5,7 @@ namespace WebSocketCodec.AspNetCore.Tests.Hostile;
 public sealed class CountGauge
 {
     private readonly Lock _sync = new();
-    private readonly List<(long Limit, TaskCompletionSource Done)> _waiters = [];
+    private readonly List<(Func<long, bool> Condition, TaskCompletionSource Done)> _waiters = [];
     private long _value;
 
     public long Value
@@ -24,22 +24,27 @@ public sealed class CountGauge
         lock (_sync)
         {
             _value += delta;
-            _waiters.RemoveAll(waiter => _value <= waiter.Limit && waiter.Done.TrySetResult());
+            _waiters.RemoveAll(waiter => waiter.Condition(_value) && waiter.Done.TrySetResult());
         }
     }
 
     /// <summary>Completes when the count is at most <paramref name="limit"/>.</summary>
-    public Task WhenAtMostAsync(long limit, CancellationToken cancellationToken)
+    public Task WhenAtMostAsync(long limit, CancellationToken cancellationToken) => WhenAsync(value => value <= limit, cancellationToken);
+
+    /// <summary>Completes when the count is at least <paramref name="limit"/>.</summary>
+    public Task WhenAtLeastAsync(long limit, CancellationToken cancellationToken) => WhenAsync(value => value >= limit, cancellationToken);
+
+    private Task WhenAsync(Func<long, bool> condition, CancellationToken cancellationToken)
     {
         lock (_sync)
         {
-            if (_value <= limit)
+            if (condition(_value))
             {
                 return Task.CompletedTask;
             }
 
             var done = new TaskCompletionSource(TaskCreationOptions.RunContinuationsAsynchronously);
-            _waiters.Add((limit, done));
+            _waiters.Add((condition, done));
             return done.Task.WaitAsync(cancellationToken);
         }
     }
