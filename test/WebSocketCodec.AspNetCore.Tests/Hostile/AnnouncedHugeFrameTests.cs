@@ -63,8 +63,8 @@ public sealed class AnnouncedHugeFrameTests(ITestOutputHelper output)
             $"it sent {string.Join(", ", frames.Frames.Select(f => f.Opcode))} then {(frames.Reset ? "reset" : "closed")}; server end: {end}");
         Assert.Equal((ushort)1001, end.SentStatus);
         Assert.Equal(SessionTimerResult.KeepAliveTimeout, end.Timeout);
-        Assert.Equal(1001, frames.CloseStatus);
-        Assert.Equal(1, frames.Count(WebSocketOpcode.Ping));
+        frames.AssertGivenUpWith(1001);
+        Assert.InRange(frames.Count(WebSocketOpcode.Ping), frames.Reset ? 0 : 1, 1); // the keep-alive Ping
 
         await HostileServer.AssertEchoAsync(wellBehaved, "served after", bound.Token);
         await hostile.DisposeAsync(); // over HTTP/2 this ends the client's connection too

@@ -70,9 +70,10 @@ public sealed class ResetTests(ITestOutputHelper output)
         using var bound = new CancellationTokenSource(TimeSpan.FromSeconds(20));
         await using HostileServer server = await HostileServer.StartAsync();
         var connection = new HttpMessageInvoker(Http2.Handler());
-        RawWebSocket other = await RawWebSocket.OpenHttp2Async(server.BaseUrl, "/echo", connection);
+        // The bystander answers the keep-alive Pings (our message API); the hostile stream is raw.
+        MessageWebSocket other = await WebSocketHttp2Client.ConnectMessagesAsync(connection, server.Url(HostilePath.EndpointHttp2), cancellationToken: bound.Token);
         RawWebSocket reset = await RawWebSocket.OpenHttp2Async(server.BaseUrl, "/echo", connection);
-        await other.AssertEchoAsync("before");
+        await HostileServer.AssertEchoAsync(other, "before", bound.Token);
 
         await reset.SendAsync([.. Header60000, .. new byte[30_000]]);
         await WhenHoldingAsync(server, 30_000, bound.Token);
@@ -84,13 +85,11 @@ public sealed class ResetTests(ITestOutputHelper output)
         await server.WebSockets.WhenAtMostAsync(1, bound.Token);
         Assert.Equal(0, server.Pool.Outstanding);
         Assert.Equal(1, server.Connections.Value); // the connection goes on
-        await other.AssertEchoAsync("on the same connection after");
+        await HostileServer.AssertEchoAsync(other, "on the same connection after", bound.Token);
 
-        await other.SendAsync(RawWebSocket.Close(1000));
-        Assert.Equal(1000, (await other.ReadUntilCloseAsync(answer: false)).Status);
-        await other.DisposeAsync();
+        await server.AssertCleanEndAsync(other, bound.Token, connections: false);
         connection.Dispose();
-        await server.AssertCleanEndAsync(null, bound.Token);
+        await server.Connections.WhenAtMostAsync(0, bound.Token);
     }
 
     /// <summary>Waits (5 ms steps: no event says "read") until the server holds a partial frame's bytes.</summary>

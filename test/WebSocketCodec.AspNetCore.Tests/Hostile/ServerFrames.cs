@@ -9,6 +9,21 @@ public sealed record ServerFrames(List<(WebSocketOpcode Opcode, bool Fin, byte[]
         ? Frames[^1].Payload.Length >= 2 ? (Frames[^1].Payload[0] << 8) | Frames[^1].Payload[1] : 1005
         : null;
 
+    /// <summary>Asserts the peer saw <paramref name="status"/> as the last frame, or a reset that may have erased it: a
+    /// server that gives a peer up ends the transport at once (TCP close, or RST_STREAM CANCEL over HTTP/2, which drops
+    /// DATA the client had not yet read).</summary>
+    public void AssertGivenUpWith(int status)
+    {
+        if (Reset)
+        {
+            Assert.True(CloseStatus is null || CloseStatus == status, $"the server's Close was {CloseStatus}");
+        }
+        else
+        {
+            Assert.Equal(status, CloseStatus);
+        }
+    }
+
     public int Count(WebSocketOpcode opcode) => Frames.Count(frame => frame.Opcode == opcode);
 
     /// <summary>Reads until the server's Close and the end of the transport that follows it (or a reset).</summary>
