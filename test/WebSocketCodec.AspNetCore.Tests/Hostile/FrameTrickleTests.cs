@@ -39,7 +39,7 @@ public sealed class FrameTrickleTests(ITestOutputHelper output)
             await Task.Delay(200, bound.Token); // pacing
         }
 
-        output.WriteLine($"{path}: given up: {end.IsCompleted}");
+        output.WriteLine($"{path}: given up: {(end.IsCompleted ? (await end).ToString() : "no")}");
         Assert.True(end.IsCompleted, "a peer trickling one frame kept its websocket open");
         await hostile.DisposeAsync();
         await server.AssertCleanEndAsync(null, bound.Token);
