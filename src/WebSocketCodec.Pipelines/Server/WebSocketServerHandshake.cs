@@ -38,6 +38,12 @@ public static class WebSocketServerHandshake
         {
             return await RefuseAsync(transport, null, refused.Failure, cancellationToken).ConfigureAwait(false);
         }
+        catch (IOException)
+        {
+            // The transport failed under the read (a peer that reset the connection mid-head): nothing to answer, and
+            // nothing for the host to report as unhandled.
+            return new WebSocketAcceptResult(null, null, null, new HandshakeFailure(400, "The connection failed before a complete request head."));
+        }
 
         if (head is null)
         {
