@@ -68,7 +68,8 @@ public sealed class FastPathTests : IAsyncLifetime
     {
         using Socket socket = await RawHttp.ConnectAsync(_host.EndPoint);
         await socket.SendAsync("GET /fast HTTP/1.1\r\n"u8.ToArray(), RawHttp.Timeout());
-        Assert.Empty(await RawHttp.ReadToEndAsync(socket)); // closed without an answer
+        string response = Encoding.ASCII.GetString(await RawHttp.ReadToEndAsync(socket));
+        Assert.StartsWith("HTTP/1.1 408 ", response); // answered as Kestrel answers its request-headers timeout, then closed
     }
 
     [Fact]

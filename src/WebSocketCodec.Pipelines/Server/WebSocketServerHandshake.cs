@@ -32,7 +32,8 @@ public static class WebSocketServerHandshake
         }
         catch (OperationCanceledException) when (!cancellationToken.IsCancellationRequested)
         {
-            return new WebSocketAcceptResult(null, null, null, new HandshakeFailure(408, "No complete request head in time."));
+            // Answered as Kestrel answers its request-headers timeout, so a client that is only slow learns why.
+            return await RefuseAsync(transport, null, new HandshakeFailure(408, "No complete request head in time."), cancellationToken).ConfigureAwait(false);
         }
         catch (HandshakeRefusedException refused)
         {

@@ -34,6 +34,7 @@ public sealed partial class WebSocketSession : IDisposable
     private long _closeSentAt;
     private long _pingCounter;
     private bool _pingOutstanding;
+    private long _receivedAfterClose; // bytes received while our Close waits for the peer's
 
     /// <summary>Creates the session of one end of a connection, just after the opening handshake.</summary>
     public WebSocketSession(WebSocketRole role, WebSocketSessionOptions? options = null, MaskKeyGenerator? maskKeys = null)
@@ -139,6 +140,19 @@ public sealed partial class WebSocketSession : IDisposable
         if (_pongLength >= 0)
         {
             WritePendingPong(); // one Pong for the Pings of this input: the latest's (RFC 6455 §5.5.3)
+        }
+
+        if (State == WebSocketSessionState.CloseSent && !_draining)
+        {
+            // Waiting for the peer's Close after ours is bounded in bytes as well as in time: a peer that goes on
+            // sending (one that never reads our Close, say) is not read for the whole close timeout. A peer that does
+            // answer may first finish the message it was sending and what was in flight: one message plus the drain's
+            // allowance.
+            _receivedAfterClose += consumed;
+            if (_receivedAfterClose >= _options.MaxMessagePayloadLength + _options.MaxDrainBytes)
+            {
+                EndBy(SessionTimerResult.CloseTimeout);
+            }
         }
 
         return status;

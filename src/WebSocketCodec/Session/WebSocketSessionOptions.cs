@@ -40,8 +40,9 @@ public sealed record WebSocketSessionOptions
     /// <summary>How long to wait for the peer's Close after ours (and to drain input after a violation).</summary>
     public TimeSpan CloseTimeout { get; init; } = TimeSpan.FromSeconds(5);
 
-    /// <summary>The most input read and skipped after a violation while waiting for the peer's Close before the
-    /// transport is closed anyway (counted as a close timeout). 1 MiB by default.</summary>
+    /// <summary>The most input read and skipped after a violation while waiting for the peer's Close, before the
+    /// transport is closed anyway (counted as a close timeout); after our own Close the bound is one message
+    /// (<see cref="MaxMessagePayloadLength"/>, which the peer may be finishing) plus this. 1 MiB by default.</summary>
     public long MaxDrainBytes { get; init; } = 1024 * 1024;
 
     /// <summary>Outbound bytes waiting for the transport (per websocket) at which the websocket stops being writable:

@@ -48,14 +48,7 @@ public sealed class HeaderTrickleTests(ITestOutputHelper output)
         string response = Encoding.ASCII.GetString(await answer.WaitAsync(bound.Token));
         output.WriteLine($"{path}: {sent} bytes trickled, {echoes} echoes meanwhile; the server answered '{response.Split('\r')[0]}' and closed");
         Assert.True(sent < head.Length, "the trickle outlived a 4000-byte header at 5 ms a byte");
-        if (path == HostilePath.FastPath)
-        {
-            Assert.Equal(string.Empty, response); // our handshake timeout: closed without an answer
-        }
-        else
-        {
-            Assert.StartsWith("HTTP/1.1 408 ", response); // Kestrel's request-headers timeout
-        }
+        Assert.StartsWith("HTTP/1.1 408 ", response); // our handshake timeout (fast path), Kestrel's request-headers timeout (endpoint)
 
         Assert.True(echoes > 0);
         await server.AssertCleanEndAsync(wellBehaved, bound.Token);

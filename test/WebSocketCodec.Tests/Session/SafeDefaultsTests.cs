@@ -235,4 +235,44 @@ public class SafeDefaultsTests
         Assert.Throws<ArgumentOutOfRangeException>(() => new FrameDecoder(WebSocketRole.Server, new FrameDecoderOptions { MaxFragmentsPerMessage = -1 }));
         Assert.Throws<ArgumentOutOfRangeException>(() => new WebSocketSession(WebSocketRole.Server, new WebSocketSessionOptions { MaxFragmentsPerMessage = -1 }));
     }
+
+    [Fact]
+    public void AfterOurCloseAtMostOneMessageAndOneMiBAreReadWhileWaitingForTheirs()
+    {
+        var (session, _) = ServerWithDefaults();
+        using (session)
+        {
+            Assert.True(session.StartClose(1008, "slow consumer"));
+            Written(session);
+            byte[] frame = Frame(WebSocketOpcode.Binary, new byte[64 * 1024]);
+            int sent = 0;
+            const int Bound = (16 + 1) * 1024 * 1024;
+            while (session.State == WebSocketSessionState.CloseSent && sent < 2 * Bound)
+            {
+                var counter = new Counter();
+                session.Receive(frame, ref counter, out int consumed);
+                Assert.Equal(frame.Length, consumed);
+                sent += consumed;
+            }
+
+            Assert.Equal(WebSocketSessionState.Closed, session.State);
+            Assert.Equal(SessionTimerResult.CloseTimeout, session.Timeout);
+            Assert.InRange(sent, Bound, Bound + frame.Length);
+        }
+    }
+
+    [Fact]
+    public void APeerThatAnswersOurCloseAfterSomeDataClosesCleanly()
+    {
+        var (session, _) = ServerWithDefaults();
+        using (session)
+        {
+            Assert.True(session.StartClose());
+            var counter = new Counter();
+            session.Receive([.. Frame(WebSocketOpcode.Binary, new byte[100_000]), .. Frame(WebSocketOpcode.Close, [0x03, 0xE8])], ref counter, out _);
+            Assert.Equal(WebSocketSessionState.Closed, session.State);
+            Assert.Null(session.Timeout);
+            Assert.Equal((ushort)1000, session.ReceivedCloseStatus);
+        }
+    }
 }
