@@ -73,7 +73,7 @@ public class ClosePayloadTests
                 ProtocolViolation.None => CloseStatus.NormalClosure,
                 ProtocolViolation.FrameTooBig or ProtocolViolation.MessageTooBig => CloseStatus.MessageTooBig,
                 ProtocolViolation.InvalidTextUtf8 or ProtocolViolation.InvalidCloseReasonUtf8 => CloseStatus.InvalidPayloadData,
-                ProtocolViolation.TooManyFragments => CloseStatus.PolicyViolation,
+                ProtocolViolation.TooManyFragments or ProtocolViolation.FrameTooSlow => CloseStatus.PolicyViolation,
                 _ => CloseStatus.ProtocolError,
             };
             Assert.Equal(expected, violation.ToCloseStatus());

@@ -86,6 +86,7 @@ public sealed partial class WebSocketSession
     private void StartGather(in FrameHeader header)
     {
         _frameHeader = header;
+        _gatherStartedAt = _lastReceived; // the time of the input being received
         _gather.Start(header.PayloadLength);
     }
 

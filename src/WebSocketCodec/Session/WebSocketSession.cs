@@ -35,6 +35,7 @@ public sealed partial class WebSocketSession : IDisposable
     private long _pingCounter;
     private bool _pingOutstanding;
     private long _receivedAfterClose; // bytes received while our Close waits for the peer's
+    private long _gatherStartedAt; // when the header of the frame being gathered arrived
 
     /// <summary>Creates the session of one end of a connection, just after the opening handshake.</summary>
     public WebSocketSession(WebSocketRole role, WebSocketSessionOptions? options = null, MaskKeyGenerator? maskKeys = null)
@@ -198,6 +199,12 @@ public sealed partial class WebSocketSession : IDisposable
                 _gather.Append(chunk);
                 if (chunkStatus == OperationStatus.NeedMoreData)
                 {
+                    if (FrameTooSlow(receivedAt))
+                    {
+                        _decoder.FailInPayload(ProtocolViolation.FrameTooSlow);
+                        return Violated(input, offset, _frameHeader, out consumed);
+                    }
+
                     consumed = offset;
                     return OperationStatus.NeedMoreData;
                 }
@@ -510,6 +517,20 @@ public sealed partial class WebSocketSession : IDisposable
         SentCloseStatus = status;
         _closeSentAt = _time.GetTimestamp();
         State = WebSocketSessionState.CloseSent;
+    }
+
+    /// <summary>Whether the frame being gathered has been arriving for longer than the grace period at less than the
+    /// minimum data rate.</summary>
+    private bool FrameTooSlow(long now)
+    {
+        int rate = _options.MinFrameDataRate;
+        if (rate == 0)
+        {
+            return false;
+        }
+
+        TimeSpan elapsed = _time.GetElapsedTime(_gatherStartedAt, now);
+        return elapsed > WebSocketSessionOptions.MinFrameDataRateGracePeriod && _gather.Filled < rate * elapsed.TotalSeconds;
     }
 
     private SessionTimerResult EndBy(SessionTimerResult reason)

@@ -6,7 +6,7 @@ namespace WebSocketCodec;
 public sealed record WebSocketSessionOptions
 {
     /// <summary>The defaults (safe for a server on the internet): 16 MiB frames and messages, 4096 fragments per
-    /// message, UTF-8 validation, a keep-alive Ping after 30 s without input and the peer given up 15 s later without a
+    /// message, frames arriving at 240 B/s at least (after 5 s), UTF-8 validation, a keep-alive Ping after 30 s without input and the peer given up 15 s later without a
     /// Pong, no idle timeout, 5 s close timeout, outbound water marks 64/32 KiB, slow consumers closed after 30 s above
     /// the high mark.</summary>
     public static WebSocketSessionOptions Default { get; } = new();
@@ -21,6 +21,16 @@ public sealed record WebSocketSessionOptions
 
     /// <summary>The most frames one data message may come in (1008 beyond); zero for no limit. 4096 by default.</summary>
     public int MaxFragmentsPerMessage { get; init; } = 4096;
+
+    /// <summary>The slowest a frame's payload may arrive, in bytes per second averaged from its header on, once the
+    /// frame has been arriving for <see cref="MinFrameDataRateGracePeriod"/> (1008 below it); zero for no minimum. 240
+    /// by default, as Kestrel's minimum request body rate: a peer that trickles a frame a few bytes at a time (which
+    /// the keep-alive cannot catch: its bytes count as activity, and it cannot answer a Ping inside a frame) is given
+    /// up, while any real link is hundreds of times faster.</summary>
+    public int MinFrameDataRate { get; init; } = 240;
+
+    /// <summary>How long a frame may arrive at any rate before <see cref="MinFrameDataRate"/> applies: 5 s.</summary>
+    public static TimeSpan MinFrameDataRateGracePeriod { get; } = TimeSpan.FromSeconds(5);
 
     /// <summary>Whether text messages and close reasons must be UTF-8 (1007 otherwise).</summary>
     public bool ValidateUtf8 { get; init; } = true;
@@ -75,6 +85,7 @@ public sealed record WebSocketSessionOptions
         ArgumentOutOfRangeException.ThrowIfGreaterThan(MaxMessagePayloadLength, Array.MaxLength, nameof(MaxMessagePayloadLength));
         ArgumentOutOfRangeException.ThrowIfNegative(MaxDrainBytes, nameof(MaxDrainBytes));
         ArgumentOutOfRangeException.ThrowIfNegative(MaxFragmentsPerMessage, nameof(MaxFragmentsPerMessage));
+        ArgumentOutOfRangeException.ThrowIfNegative(MinFrameDataRate, nameof(MinFrameDataRate));
         ArgumentOutOfRangeException.ThrowIfLessThan(KeepAliveInterval, TimeSpan.Zero, nameof(KeepAliveInterval));
         ArgumentOutOfRangeException.ThrowIfLessThan(KeepAliveTimeout, TimeSpan.Zero, nameof(KeepAliveTimeout));
         ArgumentOutOfRangeException.ThrowIfLessThan(IdleTimeout, TimeSpan.Zero, nameof(IdleTimeout));

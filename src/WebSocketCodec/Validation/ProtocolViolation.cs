@@ -59,4 +59,7 @@ public enum ProtocolViolation : byte
 
     /// <summary>A data message in more frames than the configured fragment limit (1008).</summary>
     TooManyFragments,
+
+    /// <summary>A frame whose payload arrives slower than the configured minimum data rate (1008).</summary>
+    FrameTooSlow,
 }

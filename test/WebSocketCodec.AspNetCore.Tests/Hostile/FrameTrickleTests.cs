@@ -4,14 +4,14 @@ using Xunit.Abstractions;
 namespace WebSocketCodec.AspNetCore.Tests.Hostile;
 
 /// <summary>
-/// A frame whose payload is trickled a byte at a time, faster than the keep-alive interval: memory stays bounded (one
-/// 64 KiB segment), but no rule gives the peer up. The keep-alive Ping and the idle timeout both count from the last
-/// byte received, and there is no minimum data rate or deadline for a frame, so a peer can hold a websocket (and one of
-/// MaxConcurrentWebSockets) for as long as it keeps trickling: a slowloris after the handshake.
+/// A frame whose payload is trickled a byte at a time, faster than the keep-alive interval (so its bytes count as
+/// activity, and it cannot answer a Ping inside a frame): memory stays bounded by the bytes received plus one segment,
+/// and the minimum data rate (240 B/s after a 5 s grace, defaults) gives the peer up with 1008 instead of letting it hold
+/// a websocket, and one of MaxConcurrentWebSockets, for as long as it trickles: a slowloris after the handshake.
 /// </summary>
 public sealed class FrameTrickleTests(ITestOutputHelper output)
 {
-    [Theory(Skip = "Library gap (reported, issue 22): no rule gives up a frame trickled faster than the keep-alive interval; needs a frame deadline or a minimum data rate")]
+    [Theory]
     [InlineData(HostilePath.Endpoint)]
     [InlineData(HostilePath.FastPath)]
     public async Task AFrameTrickledForeverIsGivenUp(HostilePath path)
@@ -41,6 +41,9 @@ public sealed class FrameTrickleTests(ITestOutputHelper output)
 
         output.WriteLine($"{path}: given up: {(end.IsCompleted ? (await end).ToString() : "no")}");
         Assert.True(end.IsCompleted, "a peer trickling one frame kept its websocket open");
+        WebSocketCloseInfo info = await end;
+        Assert.Equal(ProtocolViolation.FrameTooSlow, info.Violation);
+        Assert.Equal((ushort)1008, info.SentStatus);
         await hostile.DisposeAsync();
         await server.AssertCleanEndAsync(null, bound.Token);
     }

@@ -275,4 +275,61 @@ public class SafeDefaultsTests
             Assert.Equal((ushort)1000, session.ReceivedCloseStatus);
         }
     }
+
+    /// <summary>Sends a 16 MiB frame's header and first byte, then <paramref name="bytesPerSecond"/> a second for
+    /// <paramref name="seconds"/> seconds; returns when the session gave up, or the seconds ran out.</summary>
+    private static (int Seconds, List<(WebSocketOpcode Opcode, byte[] Payload)> Written) Trickle(
+        WebSocketSession session, FakeTimeProvider time, int bytesPerSecond, int seconds)
+    {
+        byte[] start = [0x82, 0xFF, 0, 0, 0, 0, 0x01, 0, 0, 0, 0, 0, 0, 0, 7]; // 16 MiB, mask key 0, one byte
+        var counter = new Counter();
+        session.Receive(start, ref counter, out _);
+        byte[] chunk = new byte[bytesPerSecond];
+        for (int second = 1; second <= seconds; second++)
+        {
+            time.Advance(TimeSpan.FromSeconds(1));
+            session.Receive(chunk, ref counter, out _);
+            if (session.State != WebSocketSessionState.Open)
+            {
+                return (second, Written(session));
+            }
+        }
+
+        return (seconds, Written(session));
+    }
+
+    [Fact]
+    public void AFrameTrickledBelow240BytesASecondGets1008AfterTheGracePeriod()
+    {
+        var pool = new CountingArrayPool();
+        var time = new FakeTimeProvider();
+        using var session = new WebSocketSession(WebSocketRole.Server, WebSocketSessionOptions.Default with { TimeProvider = time, Pool = pool });
+        var (seconds, written) = Trickle(session, time, bytesPerSecond: 100, seconds: 60);
+        Assert.Equal(6, seconds); // the first check after the 5 s grace: 601 bytes in 6 s
+        Assert.Equal(ProtocolViolation.FrameTooSlow, session.Violation);
+        Assert.Equal(1008, Status(Assert.Single(written).Payload));
+        Assert.Equal(0, pool.Outstanding); // the gathered bytes went back to the pool
+    }
+
+    [Fact]
+    public void AFrameArrivingFasterThanTheMinimumIsNeverGivenUp()
+    {
+        var (session, time) = ServerWithDefaults();
+        using (session)
+        {
+            var (_, written) = Trickle(session, time, bytesPerSecond: 250, seconds: 120);
+            Assert.Equal(WebSocketSessionState.Open, session.State);
+            Assert.Empty(written);
+        }
+    }
+
+    [Fact]
+    public void AMinimumRateOfZeroLetsAFrameTrickleForever()
+    {
+        var time = new FakeTimeProvider();
+        using var session = new WebSocketSession(WebSocketRole.Server, WebSocketSessionOptions.Default with { TimeProvider = time, MinFrameDataRate = 0 });
+        var (_, written) = Trickle(session, time, bytesPerSecond: 1, seconds: 120);
+        Assert.Equal(WebSocketSessionState.Open, session.State);
+        Assert.Empty(written);
+    }
 }
