@@ -76,7 +76,8 @@ public sealed partial class HeapLimitedServerTests(ITestOutputHelper output)
     }
 
     /// <summary>In process, with a counting pool under the websockets: what the hostile websockets hold is what they
-    /// sent, in segments of at most 64 KiB (bytes received + 64 KiB each at most).</summary>
+    /// sent, in segments that start at 4 KiB and double up to 64 KiB (at most 4 KiB for 1000 bytes; bytes received +
+    /// 64 KiB for 3 MiB).</summary>
     [Fact]
     public async Task WhatTheHostileWebSocketsHoldFollowsTheBytesTheySent()
     {
@@ -91,9 +92,10 @@ public sealed partial class HeapLimitedServerTests(ITestOutputHelper output)
             using var bound = new CancellationTokenSource(TimeSpan.FromSeconds(30));
             await OpenHostileAsync(new IPEndPoint(IPAddress.Loopback, SampleHosting.BaseUrl(app).Port), sockets, null, bound.Token);
 
-            // Each websocket that sent 1000 bytes holds one 64 KiB segment; the one that sent 3 MiB holds 48 of them.
-            const long Gathered = (Hostile + 48) * 64L * 1024;
-            const long Limit = Hostile * (1014 + 64L * 1024) + (3 << 20) + 14 + 64 * 1024;
+            // Each websocket that sent 1000 bytes holds one 4 KiB segment; the one that sent 3 MiB holds segments of 4 to
+            // 64 KiB that add up to its bytes, at most one segment more.
+            const long Gathered = (Hostile * 1000L) + (3 << 20);
+            const long Limit = (Hostile * 4096L) + (3 << 20) + (64 * 1024);
             while (pool.OutstandingBytes < Gathered && !bound.IsCancellationRequested)
             {
                 await Task.Delay(10, CancellationToken.None); // the server reads on its own: wait (bounded) until it has read it all

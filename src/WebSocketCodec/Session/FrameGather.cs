@@ -1,10 +1,12 @@
 using System.Buffers;
+using System.Numerics;
 
 namespace WebSocketCodec;
 
 /// <summary>
-/// Gathers the payload of one frame that arrives across reads, in pooled segments of at most
-/// <see cref="SegmentLength"/> bytes rented as the bytes arrive: memory follows the bytes received, never the length
+/// Gathers the payload of one frame that arrives across reads, in pooled segments rented as the bytes arrive: the
+/// first holds what arrived (4 KiB at least), each next one twice the last, up to <see cref="SegmentLength"/>. Memory
+/// follows the bytes received (a peer that trickles a frame holds a few KiB, not a 64 KiB segment), never the length
 /// the header announced. A frame of one segment is handed over in place; a longer one is joined into one buffer of its
 /// length when its last byte is in. Not thread-safe.
 /// </summary>
@@ -13,7 +15,10 @@ internal sealed class FrameGather(ArrayPool<byte> pool)
     /// <summary>The most a segment holds (and so the most rented ahead of the bytes received).</summary>
     public const int SegmentLength = 64 * 1024;
 
-    private readonly List<byte[]> _segments = new(1);
+    /// <summary>The least a segment holds.</summary>
+    public const int MinSegmentLength = 4 * 1024;
+
+    private readonly List<(byte[] Array, int Capacity)> _segments = new(1);
     private byte[]? _joined;
     private long _expected;
     private long _filled;
@@ -31,9 +36,9 @@ internal sealed class FrameGather(ArrayPool<byte> pool)
         get
         {
             long total = _joined?.Length ?? 0;
-            foreach (byte[] segment in _segments)
+            foreach ((byte[] array, _) in _segments)
             {
-                total += segment.Length;
+                total += array.Length;
             }
 
             return total;
@@ -54,19 +59,20 @@ internal sealed class FrameGather(ArrayPool<byte> pool)
     {
         while (!chunk.IsEmpty)
         {
-            byte[]? last = _segments.Count > 0 ? _segments[^1] : null;
-            int room = last is null ? 0 : SegmentRoom(last);
+            int room = _segments.Count > 0 ? _segments[^1].Capacity - _lastFill : 0;
             if (room == 0)
             {
-                int size = (int)Math.Min(SegmentLength, _expected - _filled);
-                last = pool.Rent(Math.Max(1, size));
-                _segments.Add(last);
+                int previous = _segments.Count > 0 ? _segments[^1].Capacity : 0;
+                int wanted = Math.Max(MinSegmentLength, Math.Max(previous * 2, (int)BitOperations.RoundUpToPowerOf2((uint)Math.Min(chunk.Length, SegmentLength))));
+                int capacity = (int)Math.Min(Math.Min(wanted, SegmentLength), _expected - _filled);
+                capacity = Math.Max(1, capacity);
+                _segments.Add((pool.Rent(capacity), capacity));
                 _lastFill = 0;
-                room = SegmentRoom(last);
+                room = capacity;
             }
 
             int take = Math.Min(room, chunk.Length);
-            chunk.Slice(0, take).CopyTo(last.AsSpan(_lastFill));
+            chunk.Slice(0, take).CopyTo(_segments[^1].Array.AsSpan(_lastFill));
             _lastFill += take;
             _filled += take;
             chunk = chunk.Slice(take);
@@ -83,17 +89,18 @@ internal sealed class FrameGather(ArrayPool<byte> pool)
 
         if (_segments.Count == 1)
         {
-            return _segments[0].AsSpan(0, (int)_filled);
+            return _segments[0].Array.AsSpan(0, (int)_filled);
         }
 
         byte[] joined = pool.Rent((int)_filled);
         int offset = 0;
         for (int i = 0; i < _segments.Count; i++)
         {
-            int length = i == _segments.Count - 1 ? _lastFill : SegmentLength;
-            _segments[i].AsSpan(0, length).CopyTo(joined.AsSpan(offset));
+            (byte[] array, int capacity) = _segments[i];
+            int length = i == _segments.Count - 1 ? _lastFill : capacity; // every segment but the last is full
+            array.AsSpan(0, length).CopyTo(joined.AsSpan(offset));
             offset += length;
-            pool.Return(_segments[i]);
+            pool.Return(array);
         }
 
         _segments.Clear();
@@ -104,9 +111,9 @@ internal sealed class FrameGather(ArrayPool<byte> pool)
     /// <summary>Returns every buffer to the pool and forgets the frame.</summary>
     public void Release()
     {
-        foreach (byte[] segment in _segments)
+        foreach ((byte[] array, _) in _segments)
         {
-            pool.Return(segment);
+            pool.Return(array);
         }
 
         _segments.Clear();
@@ -119,8 +126,4 @@ internal sealed class FrameGather(ArrayPool<byte> pool)
         IsActive = false;
         _filled = 0;
     }
-
-    // A segment is used up to SegmentLength even when the pool handed out a longer array, so joining knows each
-    // segment's length.
-    private int SegmentRoom(byte[] segment) => Math.Min(segment.Length, SegmentLength) - _lastFill;
 }

@@ -35,15 +35,25 @@ public sealed class FrameTrickleTests(ITestOutputHelper output)
                 break; // given up
             }
 
-            Assert.InRange(server.Pool.OutstandingBytes, 0, 64 * 1024 + i + 1);
+            Assert.InRange(server.Pool.OutstandingBytes, 0, 4096 + i + 1); // one 4 KiB segment for what trickled in
             await Task.Delay(200, bound.Token); // pacing
         }
 
         output.WriteLine($"{path}: given up: {(end.IsCompleted ? (await end).ToString() : "no")}");
         Assert.True(end.IsCompleted, "a peer trickling one frame kept its websocket open");
         WebSocketCloseInfo info = await end;
-        Assert.Equal(ProtocolViolation.FrameTooSlow, info.Violation);
-        Assert.Equal((ushort)1008, info.SentStatus);
+        if (info.Violation == ProtocolViolation.None)
+        {
+            // On a loaded machine a pause between two bytes can outlast the 1 s keep-alive interval: then the keep-alive
+            // gives the peer up first, as it should.
+            Assert.Equal(SessionTimerResult.KeepAliveTimeout, info.Timeout);
+            Assert.Equal((ushort)1001, info.SentStatus);
+        }
+        else
+        {
+            Assert.Equal(ProtocolViolation.FrameTooSlow, info.Violation);
+            Assert.Equal((ushort)1008, info.SentStatus);
+        }
         await hostile.DisposeAsync();
         await server.AssertCleanEndAsync(null, bound.Token);
     }

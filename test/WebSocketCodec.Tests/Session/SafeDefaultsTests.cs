@@ -332,4 +332,43 @@ public class SafeDefaultsTests
         Assert.Equal(WebSocketSessionState.Open, session.State);
         Assert.Empty(written);
     }
+
+    [Theory]
+    [InlineData(100)]
+    [InlineData(3000)]
+    [InlineData(50_000)]
+    public void AFrameInPiecesHoldsAtMostTwiceItsBytesPlus4KiBAndArrivesWhole(int piece)
+    {
+        var pool = new CountingArrayPool();
+        using var session = new WebSocketSession(WebSocketRole.Server, WebSocketSessionOptions.Default with { Pool = pool, MinFrameDataRate = 0 });
+        byte[] payload = new byte[300_000];
+        new Random(piece).NextBytes(payload);
+        byte[] frame = Frame(WebSocketOpcode.Binary, payload);
+        var frames = new List<byte[]>();
+        var recorder = new Recorder(frames);
+        int offset = 0;
+        while (offset < frame.Length)
+        {
+            int length = Math.Min(piece, frame.Length - offset);
+            session.Receive(frame.AsSpan(offset, length), ref recorder, out int consumed);
+            offset += consumed;
+            if (frames.Count == 0)
+            {
+                long received = offset;
+                Assert.True(pool.OutstandingBytes <= (2 * received) + 4096, $"{pool.OutstandingBytes} B held for {received} B received");
+            }
+        }
+
+        Assert.Equal(payload, Assert.Single(frames));
+        Assert.Equal(0, pool.Outstanding);
+    }
+
+    private readonly struct Recorder(List<byte[]> frames) : IFrameHandler
+    {
+        public bool OnFrame(WebSocketOpcode opcode, bool fin, int rsv, Span<byte> payload)
+        {
+            frames.Add(payload.ToArray());
+            return true;
+        }
+    }
 }
