@@ -172,8 +172,7 @@ public sealed class WebSocketServerUpgradeHandler : ChannelHandlerAdapter
         }
 
         _done = true;
-        Fail(new WebSocketHandshakeException("No complete request head in time.", 408));
-        _ = context.CloseAsync();
+        Refuse(context, new HandshakeFailure(408, "No complete request head in time.")); // as Kestrel answers its header timeout
     }
 
     private void Fail(WebSocketHandshakeException error) => _completion.TrySetException(error);
