@@ -36,4 +36,8 @@ public sealed record ScaleOptions
     public int Repeat { get; init; } = 1;
 
     public int Seed { get; init; } = 1;
+
+    /// <summary>When above 0, the server's heap is walked by type (ClrMD) at the baseline and with every websocket
+    /// open, and this many types that grew most are reported per websocket.</summary>
+    public int HeapTypes { get; init; }
 }

@@ -28,15 +28,15 @@ public static class ScaleReport
         page.AppendLine();
         Line($"`{command}`");
         page.AppendLine();
-        Line($"{DateTime.UtcNow:yyyy-MM-dd HH:mm} UTC; {Environment.ProcessorCount} cores, {RuntimeInformation.OSDescription}, .NET {Environment.Version}. The machine is shared with other jobs: times are noisy; the memory is not.");
+        Line($"{DateTime.UtcNow:yyyy-MM-dd HH:mm} UTC; {Environment.ProcessorCount} cores, {RuntimeInformation.OSDescription}, .NET {Environment.Version}. The machine is shared with other jobs: times are noisy (the load column is the machine's 1-minute load average at the end of the hold, on 2 cores); the memory is not.");
         page.AppendLine();
         Line($"Each websocket is opened by our client's HTTP/1.1 handshake from {(results.Count > 0 ? results[0].SourceAddresses : 0)} source addresses in 127.0.0.0/8 and {options.ClientProcesses} client processes (handshakes {options.Concurrency} at a time per process), then held {options.Hold.TotalSeconds:0.#} s sending a batch of 5-10 binary messages of 200-500 B every {options.MinInterval.TotalSeconds:0.#}-{options.MaxInterval.TotalSeconds:0.#} s (the first at a random point of the first interval); every echo's round trip is timed. The server's memory is taken after a forced, blocking, compacting full collection (large object heap compacted, finalizers run, collected again): after a 16-websocket warm-up (baseline), with every websocket open after the hold (open), and after every websocket closed with a Close exchange (closed). KiB per websocket = (RSS open - RSS baseline) / open websockets; heap = the managed heap (`GC.GetTotalMemory`) the same way. GC {(options.GcConcurrent ? "concurrent (background), as ASP.NET Core's default" : "non-concurrent")}; `raw-upgrade` is a byte echo behind Kestrel's upgrade stream that waits with zero-byte reads and rents its buffer per read; `aspnetcore` is the echo server sample's `--codec builtin` (a 64 KiB receive buffer per websocket).");
         page.AppendLine();
-        page.AppendLine("| run | variant | GC | open | failures | handshake p50 / p99 ms | round trip p50 / p99 / max ms | echoes / sent | RSS MiB baseline / open / closed | **KiB per websocket** | heap KiB per websocket |");
-        page.AppendLine("|---:|---|---|---:|---:|---:|---:|---:|---:|---:|---:|");
+        page.AppendLine("| run | variant | GC | open | failures | handshake p50 / p99 ms | round trip p50 / p99 / max ms | echoes / sent | load | RSS MiB baseline / open / closed | **KiB per websocket** | heap KiB per websocket |");
+        page.AppendLine("|---:|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
         foreach (ScaleResult r in results)
         {
-            Line($"| {r.Run} | {r.Variant} | {r.Gc} ({r.GcHeaps} heap{(r.GcHeaps == 1 ? "" : "s")}) | {r.Open:N0} | {r.FailureCount} | {r.HandshakeP50Ms:F1} / {r.HandshakeP99Ms:F1} | {r.RoundTripP50Ms:F2} / {r.RoundTripP99Ms:F1} / {r.RoundTripMaxMs:F0} | {r.Received:N0} / {r.Sent:N0} | {r.RssBaseline / 1048576.0:F0} / {r.RssOpen / 1048576.0:F0} / {r.RssClosed / 1048576.0:F0} | **{r.RssKiBPerWebSocket:F1}** | {r.HeapKiBPerWebSocket:F1} |");
+            Line($"| {r.Run} | {r.Variant} | {r.Gc} ({r.GcHeaps} heap{(r.GcHeaps == 1 ? "" : "s")}) | {r.Open:N0} | {r.FailureCount} | {r.HandshakeP50Ms:F1} / {r.HandshakeP99Ms:F1} | {r.RoundTripP50Ms:F2} / {r.RoundTripP99Ms:F1} / {r.RoundTripMaxMs:F0} | {r.Received:N0} / {r.Sent:N0} | {r.LoadAverage:F1} | {r.RssBaseline / 1048576.0:F0} / {r.RssOpen / 1048576.0:F0} / {r.RssClosed / 1048576.0:F0} | **{r.RssKiBPerWebSocket:F1}** | {r.HeapKiBPerWebSocket:F1} |");
         }
 
         page.AppendLine();
@@ -47,7 +47,7 @@ public static class ScaleReport
             double? Median(string variant)
             {
                 double[] values = [.. results.Where(r => r.Gc == gc && r.Variant == variant).Select(r => r.RssKiBPerWebSocket).Order()];
-                return values.Length == 0 ? null : values[values.Length / 2];
+                return values.Length == 0 ? null : values.Length % 2 == 1 ? values[values.Length / 2] : (values[(values.Length / 2) - 1] + values[values.Length / 2]) / 2;
             }
 
             double? raw = Median(Variants.RawUpgrade);
@@ -64,6 +64,19 @@ public static class ScaleReport
             if (Median(Variants.Ours) is { } fast)
             {
                 Line($"- {gc} GC, fast path (ours): {fast:F1} KiB; target <= {FastPathMaxKiB} KiB: **{(fast <= FastPathMaxKiB ? "met" : "not met")}**");
+            }
+        }
+
+        foreach (ScaleResult r in results.Where(r => r.HeapGrowth.Count > 0))
+        {
+            page.AppendLine();
+            Line($"## Managed heap per websocket by type: {r.Variant}, {r.Gc} GC, run {r.Run}");
+            page.AppendLine();
+            page.AppendLine("| type | bytes per websocket | objects per websocket |");
+            page.AppendLine("|---|---:|---:|");
+            foreach (HeapTypeGrowth growth in r.HeapGrowth)
+            {
+                Line($"| `{growth.Type}` | {growth.BytesPerWebSocket:F0} | {growth.ObjectsPerWebSocket:F2} |");
             }
         }
 

@@ -49,6 +49,12 @@ public sealed record ScaleResult
 
     public int ClosedCleanly { get; init; }
 
+    /// <summary>The machine's 1-minute load average at the end of the hold (2 cores here: above 2, others compete).</summary>
+    public double LoadAverage { get; init; }
+
+    /// <summary>The managed heap's growth per websocket by type (with <see cref="ScaleOptions.HeapTypes"/>).</summary>
+    public IReadOnlyList<HeapTypeGrowth> HeapGrowth { get; init; } = [];
+
     public long RssBaseline { get; init; }
 
     public long RssOpen { get; init; }

@@ -51,6 +51,7 @@ public static class ScaleRunner
         var endPoint = new IPEndPoint(IPAddress.Loopback, server.Port);
         await WarmUpAsync(endPoint);
         IReadOnlyDictionary<string, string> baseline = await server.MemoryAsync();
+        Dictionary<string, (long Bytes, long Count)>? typesBefore = options.HeapTypes > 0 ? HeapTypes.Take(server.ProcessId) : null;
 
         int processes = options.ClientProcesses;
         int largestShare = (options.WebSockets + processes - 1) / processes;
@@ -80,10 +81,12 @@ public static class ScaleRunner
             log?.Invoke($"{variant}, {gc} GC: {connected.Sum(r => r.Open)} open in {connected.Max(r => r.Seconds):F1} s; holding {options.Hold.TotalSeconds} s");
             await Task.WhenAll(clients.Select(c => c.SendAsync("start")));
             await Task.Delay(options.Hold, cancellationToken);
+            double load = LoadAverage();
             await Task.WhenAll(clients.Select(c => c.SendAsync("stop")));
             ClientReport[] held = await Task.WhenAll(clients.Select(c => c.ReportAsync("held", TimeSpan.FromSeconds(120), cancellationToken)));
             held.CopyTo(reports, 0);
             IReadOnlyDictionary<string, string> open = await server.MemoryAsync();
+            Dictionary<string, (long Bytes, long Count)>? typesOpen = options.HeapTypes > 0 ? HeapTypes.Take(server.ProcessId) : null;
             log?.Invoke($"{variant}, {gc} GC: closing");
             await Task.WhenAll(clients.Select(c => c.SendAsync("close")));
             ClientReport[] closed = await Task.WhenAll(clients.Select(c => c.ReportAsync("closed", TimeSpan.FromSeconds(120), cancellationToken)));
@@ -124,6 +127,8 @@ public static class ScaleRunner
                 RoundTripP99Ms = roundTrips.Percentile(99) / 1e6,
                 RoundTripMaxMs = roundTrips.Max() / 1e6,
                 ClosedCleanly = closed.Sum(r => r.ClosedCleanly),
+                LoadAverage = load,
+                HeapGrowth = typesBefore is null || typesOpen is null ? [] : HeapTypes.Growth(typesBefore, typesOpen, Math.Max(1, held.Sum(r => r.Open)), options.HeapTypes),
                 RssBaseline = Bytes(baseline, "rss"),
                 RssOpen = Bytes(open, "rss"),
                 RssClosed = Bytes(afterClose, "rss"),
@@ -165,6 +170,23 @@ public static class ScaleRunner
         if (!stats.Failures.IsEmpty)
         {
             throw new InvalidOperationException("The warm-up failed: " + string.Join(", ", stats.Failures.Select(f => $"{f.Key} x{f.Value}")));
+        }
+    }
+
+    /// <summary>The 1-minute load average (Linux), else 0.</summary>
+    private static double LoadAverage()
+    {
+        try
+        {
+            return double.Parse(File.ReadAllText("/proc/loadavg").Split(' ')[0], CultureInfo.InvariantCulture);
+        }
+        catch (IOException)
+        {
+            return 0;
+        }
+        catch (UnauthorizedAccessException)
+        {
+            return 0;
         }
     }
 

@@ -16,6 +16,9 @@ internal sealed class ServerProcess : IAsyncDisposable
 
     public int Port { get; }
 
+    /// <summary>The server's process id.</summary>
+    public int ProcessId => _process.Id;
+
     /// <summary>Where Linux keeps taskset (util-linux).</summary>
     public const string Taskset = "/usr/bin/taskset";
 
