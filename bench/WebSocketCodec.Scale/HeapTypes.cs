@@ -15,7 +15,9 @@ internal static class HeapTypes
     {
         var types = new Dictionary<string, (long Bytes, long Count)>();
         using DataTarget target = DataTarget.AttachToProcess(processId, suspend: true);
-        using ClrRuntime runtime = target.ClrVersions[0].CreateRuntime();
+        ClrInfo clr = target.ClrVersions[0];
+        string? dac = DacBeside(clr.ModuleInfo.FileName) ?? DacBeside(typeof(object).Assembly.Location);
+        using ClrRuntime runtime = dac is null ? clr.CreateRuntime() : clr.CreateRuntime(dac, ignoreMismatch: true);
         foreach (ClrObject item in runtime.Heap.EnumerateObjects())
         {
             if (!item.IsValid || item.IsFree)
@@ -28,6 +30,19 @@ internal static class HeapTypes
         }
 
         return types;
+    }
+
+    /// <summary>The runtime's data access library next to <paramref name="runtimeFile"/> (it ships with the runtime).</summary>
+    private static string? DacBeside(string? runtimeFile)
+    {
+        string? directory = Path.GetDirectoryName(runtimeFile);
+        if (directory is null)
+        {
+            return null;
+        }
+
+        string dac = Path.Combine(directory, OperatingSystem.IsWindows() ? "mscordaccore.dll" : OperatingSystem.IsMacOS() ? "libmscordaccore.dylib" : "libmscordaccore.so");
+        return File.Exists(dac) ? dac : null;
     }
 
     /// <summary>The types that grew most from <paramref name="before"/> to <paramref name="after"/>, per websocket:

@@ -20,7 +20,7 @@ var seed = new Option<int>("--seed") { DefaultValueFactory = _ => 1, Description
 var smoke = new Option<bool>("--smoke") { Description = "200 websockets, 2 processes, 2 source addresses, a 3 s hold with 0.5-1 s batches: checks that it all runs." };
 var markdown = new Option<FileInfo?>("--markdown") { Description = "Also write the results as a markdown page." };
 var json = new Option<FileInfo?>("--json") { Description = "Also write the results as JSON." };
-var heapTypes = new Option<int>("--heap-types") { DefaultValueFactory = _ => 0, Description = "Also walk the server's heap (ClrMD, attaching to it) at the baseline and with every websocket open, and report this many types that grew most, per websocket." };
+var heapTypes = new Option<int>("--heap-types") { DefaultValueFactory = _ => 0, Description = "Also walk the server's heap (ClrMD, attaching to it) at the baseline and with every websocket open, and report this many types that grew most, per websocket (in the first round of --repeat)." };
 var root = new RootCommand("WebSocketCodec scale test: many mostly idle websockets on one server process; handshake and round-trip times, failures by reason, and the server's memory per websocket after a forced compacting GC.")
 {
     variants, gcModes, gcConcurrent, webSockets, clientProcesses, sources, hold, interval, concurrency, repeat, seed, smoke, markdown, json, heapTypes,
