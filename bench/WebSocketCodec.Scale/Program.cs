@@ -20,10 +20,11 @@ var seed = new Option<int>("--seed") { DefaultValueFactory = _ => 1, Description
 var smoke = new Option<bool>("--smoke") { Description = "200 websockets, 2 processes, 2 source addresses, a 3 s hold with 0.5-1 s batches: checks that it all runs." };
 var markdown = new Option<FileInfo?>("--markdown") { Description = "Also write the results as a markdown page." };
 var json = new Option<FileInfo?>("--json") { Description = "Also write the results as JSON." };
+var before = new Option<FileInfo?>("--before") { Description = "An earlier run's --json (e.g. bench/results/scale-19k.json, before a change): the page compares the medians." };
 var heapTypes = new Option<int>("--heap-types") { DefaultValueFactory = _ => 0, Description = "Also walk the server's heap (ClrMD, attaching to it) at the baseline and with every websocket open, and report this many types that grew most, per websocket (in the first round of --repeat)." };
 var root = new RootCommand("WebSocketCodec scale test: many mostly idle websockets on one server process; handshake and round-trip times, failures by reason, and the server's memory per websocket after a forced compacting GC.")
 {
-    variants, gcModes, gcConcurrent, webSockets, clientProcesses, sources, hold, interval, concurrency, repeat, seed, smoke, markdown, json, heapTypes,
+    variants, gcModes, gcConcurrent, webSockets, clientProcesses, sources, hold, interval, concurrency, repeat, seed, smoke, markdown, json, heapTypes, before,
 };
 root.SetAction(async (parseResult, cancellation) =>
 {
@@ -55,11 +56,23 @@ root.SetAction(async (parseResult, cancellation) =>
         Seed = parseResult.GetValue(seed),
         HeapTypes = parseResult.GetValue(heapTypes),
     };
+    List<ScaleResult>? earlier = null;
+    if (parseResult.GetValue(before) is { } beforeFile)
+    {
+        if (!beforeFile.Exists)
+        {
+            Console.Error.WriteLine($"--before: {beforeFile.FullName} does not exist");
+            return 2;
+        }
+
+        earlier = JsonSerializer.Deserialize<List<ScaleResult>>(await File.ReadAllTextAsync(beforeFile.FullName, cancellation));
+    }
+
     Console.WriteLine($"# {Environment.ProcessorCount} cores, {System.Runtime.InteropServices.RuntimeInformation.OSDescription}, .NET {Environment.Version}");
     IReadOnlyList<ScaleResult> results = await ScaleRunner.RunAsync(options, line => Console.WriteLine($"{DateTime.Now:HH:mm:ss} {line}"), cancellation);
     if (parseResult.GetValue(markdown) is { } page)
     {
-        await File.WriteAllTextAsync(page.FullName, ScaleReport.ToMarkdown(results, options, "dotnet run -c Release --project bench/WebSocketCodec.Scale -- " + string.Join(' ', args)), cancellation);
+        await File.WriteAllTextAsync(page.FullName, ScaleReport.ToMarkdown(results, options, "dotnet run -c Release --project bench/WebSocketCodec.Scale -- " + string.Join(' ', args), earlier), cancellation);
     }
 
     if (parseResult.GetValue(json) is { } file)

@@ -18,7 +18,9 @@ public static class ScaleReport
     /// <summary>The fast path's limit.</summary>
     public const double FastPathMaxKiB = 6;
 
-    public static string ToMarkdown(IReadOnlyList<ScaleResult> results, ScaleOptions options, string command)
+    /// <summary>The page; with <paramref name="before"/> (an earlier run's results, e.g. before a change) it also
+    /// compares the medians per variant and GC mode.</summary>
+    public static string ToMarkdown(IReadOnlyList<ScaleResult> results, ScaleOptions options, string command, IReadOnlyList<ScaleResult>? before = null)
     {
         ArgumentNullException.ThrowIfNull(results);
         ArgumentNullException.ThrowIfNull(options);
@@ -44,16 +46,10 @@ public static class ScaleReport
         page.AppendLine();
         foreach (string gc in results.Select(r => r.Gc).Distinct())
         {
-            double? Median(string variant)
-            {
-                double[] values = [.. results.Where(r => r.Gc == gc && r.Variant == variant).Select(r => r.RssKiBPerWebSocket).Order()];
-                return values.Length == 0 ? null : values.Length % 2 == 1 ? values[values.Length / 2] : (values[(values.Length / 2) - 1] + values[values.Length / 2]) / 2;
-            }
-
-            double? raw = Median(Variants.RawUpgrade);
+            double? raw = Median(results, Variants.RawUpgrade, gc, r => r.RssKiBPerWebSocket);
             foreach (string endpoint in new[] { Variants.OursEndpointMessages, Variants.OursEndpoint })
             {
-                if (Median(endpoint) is { } kib)
+                if (Median(results, endpoint, gc, r => r.RssKiBPerWebSocket) is { } kib)
                 {
                     string rawPart = raw is { } r ? string.Create(CultureInfo.InvariantCulture, $"raw-upgrade {r:F1} + {EndpointOverRawKiB} = {r + EndpointOverRawKiB:F1}") : "raw-upgrade not measured";
                     bool met = kib <= EndpointMaxKiB && raw is not null && kib <= raw + EndpointOverRawKiB;
@@ -61,9 +57,24 @@ public static class ScaleReport
                 }
             }
 
-            if (Median(Variants.Ours) is { } fast)
+            if (Median(results, Variants.Ours, gc, r => r.RssKiBPerWebSocket) is { } fast)
             {
                 Line($"- {gc} GC, fast path (ours): {fast:F1} KiB; target <= {FastPathMaxKiB} KiB: **{(fast <= FastPathMaxKiB ? "met" : "not met")}**");
+            }
+        }
+
+        if (before is { Count: > 0 })
+        {
+            page.AppendLine();
+            page.AppendLine("## Against the earlier run (medians)");
+            page.AppendLine();
+            page.AppendLine("| variant | GC | KiB per websocket before | now | heap KiB per websocket before | now |");
+            page.AppendLine("|---|---|---:|---:|---:|---:|");
+            foreach ((string variant, string gc) in results.Select(r => (r.Variant, r.Gc)).Distinct())
+            {
+                string Then(Func<ScaleResult, double> value) =>
+                    Median(before, variant, gc, value) is { } v ? v.ToString("F1", CultureInfo.InvariantCulture) : "-";
+                Line($"| {variant} | {gc} | {Then(r => r.RssKiBPerWebSocket)} | {Median(results, variant, gc, r => r.RssKiBPerWebSocket):F1} | {Then(r => r.HeapKiBPerWebSocket)} | {Median(results, variant, gc, r => r.HeapKiBPerWebSocket):F1} |");
             }
         }
 
@@ -95,5 +106,13 @@ public static class ScaleReport
         }
 
         return page.ToString();
+    }
+
+    /// <summary>The median of <paramref name="value"/> over the runs of one variant and GC mode (the mean of the middle
+    /// two for an even count); null when there is none.</summary>
+    private static double? Median(IEnumerable<ScaleResult> results, string variant, string gc, Func<ScaleResult, double> value)
+    {
+        double[] values = [.. results.Where(r => r.Gc == gc && r.Variant == variant).Select(value).Order()];
+        return values.Length == 0 ? null : values.Length % 2 == 1 ? values[values.Length / 2] : (values[(values.Length / 2) - 1] + values[values.Length / 2]) / 2;
     }
 }

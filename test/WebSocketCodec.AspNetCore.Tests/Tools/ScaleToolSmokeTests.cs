@@ -60,10 +60,14 @@ public sealed class ScaleToolSmokeTests
             Result(Variants.Ours, 1, 7 * 1024),
         ];
 
-        string page = ScaleReport.ToMarkdown(results, new ScaleOptions(), "scale");
+        string page = ScaleReport.ToMarkdown(results, new ScaleOptions(), "scale", before: [Result(Variants.Ours, 1, 9 * 1024)]);
 
         // Medians: raw-upgrade 11 KiB, endpoint 13 KiB <= 11 + 2 and <= 16: met; the fast path's 7 KiB > 6: not met.
         Assert.Contains("server GC, endpoint path (ours-endpoint-messages): 13.0 KiB; target <= raw-upgrade 11.0 + 2 = 13.0 and <= 16 KiB: **met**", page, StringComparison.Ordinal);
         Assert.Contains("server GC, fast path (ours): 7.0 KiB; target <= 6 KiB: **not met**", page, StringComparison.Ordinal);
+
+        // Against an earlier run that measured only the fast path.
+        Assert.Contains("| ours | server | 9.0 | 7.0 |", page, StringComparison.Ordinal);
+        Assert.Contains("| raw-upgrade | server | - | 11.0 |", page, StringComparison.Ordinal);
     }
 }
