@@ -150,9 +150,18 @@ internal sealed class ServerProcess : IAsyncDisposable
     /// (<c>rss</c>, <c>heap</c>, <c>committed</c> in bytes; <c>gc</c>, <c>concurrent</c>, <c>heaps</c>).</summary>
     public async Task<IReadOnlyDictionary<string, string>> MemoryAsync()
     {
-        await _process.StandardInput.WriteLineAsync("memory");
-        await _process.StandardInput.FlushAsync();
-        string? line = await _process.StandardOutput.ReadLineAsync().WaitAsync(TimeSpan.FromSeconds(120));
+        string? line = null;
+        try
+        {
+            await _process.StandardInput.WriteLineAsync("memory");
+            await _process.StandardInput.FlushAsync();
+            line = await _process.StandardOutput.ReadLineAsync().WaitAsync(TimeSpan.FromSeconds(120));
+        }
+        catch (IOException)
+        {
+            // The server is gone: its exit code and errors below say why.
+        }
+
         if (line is null || !line.StartsWith("memory ", StringComparison.Ordinal))
         {
             string errors = line is null ? await _process.StandardError.ReadToEndAsync().WaitAsync(TimeSpan.FromSeconds(5)) : line;
@@ -165,7 +174,15 @@ internal sealed class ServerProcess : IAsyncDisposable
 
     public async ValueTask DisposeAsync()
     {
-        _process.StandardInput.Close(); // the server stops when stdin ends
+        try
+        {
+            _process.StandardInput.Close(); // the server stops when stdin ends
+        }
+        catch (IOException)
+        {
+            // The server is gone already (its stdin's pipe is broken); the error that found it out says why.
+        }
+
         try
         {
             await _process.WaitForExitAsync().WaitAsync(TimeSpan.FromSeconds(15));
