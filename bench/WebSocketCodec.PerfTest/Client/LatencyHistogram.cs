@@ -29,6 +29,40 @@ public sealed class LatencyHistogram
         Count += other.Count;
     }
 
+    /// <summary>The non-empty buckets as (index, count) pairs, to carry a histogram to another process.</summary>
+    public IEnumerable<(int Index, long Count)> Buckets()
+    {
+        for (int i = 0; i < _counts.Length; i++)
+        {
+            if (_counts[i] != 0)
+            {
+                yield return (i, _counts[i]);
+            }
+        }
+    }
+
+    /// <summary>Adds <paramref name="count"/> values to bucket <paramref name="index"/> (from <see cref="Buckets"/>).</summary>
+    public void AddBucket(int index, long count)
+    {
+        ArgumentOutOfRangeException.ThrowIfNegative(count);
+        _counts[index] += count;
+        Count += count;
+    }
+
+    /// <summary>The largest value recorded, in nanoseconds (its bucket's upper bound); 0 when empty.</summary>
+    public long Max()
+    {
+        for (int i = _counts.Length - 1; i >= 0; i--)
+        {
+            if (_counts[i] != 0)
+            {
+                return UpperBound(i);
+            }
+        }
+
+        return 0;
+    }
+
     public void Clear()
     {
         Array.Clear(_counts);

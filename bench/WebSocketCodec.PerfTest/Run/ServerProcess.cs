@@ -16,6 +16,9 @@ internal sealed class ServerProcess : IAsyncDisposable
 
     public int Port { get; }
 
+    /// <summary>The server's process id.</summary>
+    public int ProcessId => _process.Id;
+
     /// <summary>Where Linux keeps taskset (util-linux).</summary>
     public const string Taskset = "/usr/bin/taskset";
 
@@ -25,7 +28,10 @@ internal sealed class ServerProcess : IAsyncDisposable
     /// <summary>The perf tool's assembly of the other build (for example the previous main), if given.</summary>
     public static string? BaselineAssembly { get; set; }
 
-    public static async Task<ServerProcess> StartAsync(string variant, bool tls, bool http2, int core, string spanNettyTransport = "socket")
+    /// <summary>Starts <paramref name="variant"/>'s server; <paramref name="core"/> -1 leaves it unpinned;
+    /// <paramref name="environment"/> adds variables (for example <c>DOTNET_gcServer</c>).</summary>
+    public static async Task<ServerProcess> StartAsync(
+        string variant, bool tls, bool http2, int core, string spanNettyTransport = "socket", IReadOnlyDictionary<string, string>? environment = null)
     {
         string self = typeof(ServerProcess).Assembly.Location;
         if (variant.EndsWith(BaselineSuffix, StringComparison.Ordinal))
@@ -49,6 +55,11 @@ internal sealed class ServerProcess : IAsyncDisposable
             RedirectStandardError = true,
         };
         SteadyState.Apply(start);
+        foreach ((string name, string value) in environment ?? new Dictionary<string, string>())
+        {
+            start.Environment[name] = value;
+        }
+
         if (spanNetty)
         {
             // As a production server that measures would run: SpanNetty's leak detector (on by default, tracking one
@@ -135,9 +146,43 @@ internal sealed class ServerProcess : IAsyncDisposable
             parts.Length > 5 ? parts[5] : "-");
     }
 
+    /// <summary>The server's memory after a forced compacting full collection: the fields of its <c>memory</c> line
+    /// (<c>rss</c>, <c>heap</c>, <c>committed</c> in bytes; <c>gc</c>, <c>concurrent</c>, <c>heaps</c>).</summary>
+    public async Task<IReadOnlyDictionary<string, string>> MemoryAsync()
+    {
+        string? line = null;
+        try
+        {
+            await _process.StandardInput.WriteLineAsync("memory");
+            await _process.StandardInput.FlushAsync();
+            line = await _process.StandardOutput.ReadLineAsync().WaitAsync(TimeSpan.FromSeconds(120));
+        }
+        catch (IOException)
+        {
+            // The server is gone: its exit code and errors below say why.
+        }
+
+        if (line is null || !line.StartsWith("memory ", StringComparison.Ordinal))
+        {
+            string errors = line is null ? await _process.StandardError.ReadToEndAsync().WaitAsync(TimeSpan.FromSeconds(5)) : line;
+            throw new InvalidOperationException($"The server did not report its memory ({(_process.HasExited ? "exited " + _process.ExitCode.ToString(CultureInfo.InvariantCulture) : "running")}): {errors}");
+        }
+
+        return line.Split(' ', StringSplitOptions.RemoveEmptyEntries).Skip(1)
+            .Select(part => part.Split('=', 2)).ToDictionary(pair => pair[0], pair => pair[1]);
+    }
+
     public async ValueTask DisposeAsync()
     {
-        _process.StandardInput.Close(); // the server stops when stdin ends
+        try
+        {
+            _process.StandardInput.Close(); // the server stops when stdin ends
+        }
+        catch (IOException)
+        {
+            // The server is gone already (its stdin's pipe is broken); the error that found it out says why.
+        }
+
         try
         {
             await _process.WaitForExitAsync().WaitAsync(TimeSpan.FromSeconds(15));

@@ -17,7 +17,8 @@ using WebSocketCodec.Samples.EchoServer;
 namespace WebSocketCodec.PerfTest;
 
 /// <summary>The server process of one variant: prints <c>port N</c>, then answers <c>gc</c> on stdin with its
-/// collection counts and allocated bytes, and stops when stdin ends.</summary>
+/// collection counts and allocated bytes, <c>memory</c> with its memory after a forced compacting collection (see
+/// <see cref="MemoryReport"/>), and stops when stdin ends.</summary>
 internal static class PerfServer
 {
     /// <summary>The library's defaults, except the cap on open websockets: the scale tool opens 19,000.</summary>
@@ -90,6 +91,10 @@ internal static class PerfServer
             {
                 Console.WriteLine(string.Create(CultureInfo.InvariantCulture,
                     $"gc {GC.CollectionCount(0)} {GC.CollectionCount(1)} {GC.CollectionCount(2)} {GC.GetTotalAllocatedBytes(precise: true)} {allocations.TakeSummary()}"));
+            }
+            else if (command == "memory")
+            {
+                Console.WriteLine(MemoryReport.Measure());
             }
         }
 

@@ -4,12 +4,14 @@ using System.Text;
 using Microsoft.AspNetCore.Connections;
 using Microsoft.AspNetCore.Http;
 using Microsoft.AspNetCore.Http.Features;
+using WebSocketCodec.Handshake;
 
 namespace WebSocketCodec.PerfTest;
 
 /// <summary>The baselines: echo the wire bytes without parsing them. <c>raw</c> on Kestrel's connection pipes (after a
 /// canned 101): the transport's limit. <c>raw-upgrade</c> behind Kestrel's HTTP/1.1 upgrade stream: the endpoint path's
-/// limit.</summary>
+/// limit. <c>raw-upgrade</c> waits for input with zero-byte reads and rents its buffer per read, so an idle websocket
+/// holds no buffer of its own.</summary>
 internal static class RawEcho
 {
     private static readonly byte[] SwitchingProtocols = Encoding.ASCII.GetBytes(
@@ -67,16 +69,35 @@ internal static class RawEcho
         }
         else
         {
-            context.Response.Headers["Sec-WebSocket-Accept"] = "raw";
+            // The real accept value, so a strict client (the scale tool's) takes the 101.
+            string key = context.Request.Headers["Sec-WebSocket-Key"].ToString();
+            context.Response.Headers.Connection = "Upgrade";
+            context.Response.Headers.Upgrade = "websocket";
+            context.Response.Headers["Sec-WebSocket-Accept"] = WebSocketHandshake.IsValidKey(key.AsSpan()) ? WebSocketHandshake.ComputeAccept(key) : "raw";
             stream = await context.Features.Get<IHttpUpgradeFeature>()!.UpgradeAsync();
         }
 
         await using var _ = stream;
-        byte[] buffer = new byte[64 * 1024];
-        int read;
-        while ((read = await stream.ReadAsync(buffer)) > 0)
+        while (true)
         {
-            await stream.WriteAsync(buffer.AsMemory(0, read));
+            // A zero-byte read waits for input without a buffer, so an idle websocket holds none (the buffer is
+            // rented per read), as an idle-memory baseline must.
+            int none = await stream.ReadAsync(Memory<byte>.Empty); // 0: input is there (or the end)
+            byte[] buffer = ArrayPool<byte>.Shared.Rent(64 * 1024);
+            try
+            {
+                int read = await stream.ReadAsync(buffer);
+                if (read == 0)
+                {
+                    return;
+                }
+
+                await stream.WriteAsync(buffer.AsMemory(0, read));
+            }
+            finally
+            {
+                ArrayPool<byte>.Shared.Return(buffer);
+            }
         }
     }
 
