@@ -28,10 +28,10 @@ public static class WebSocketEndpointExtensions
     {
         ArgumentNullException.ThrowIfNull(endpoints);
         ArgumentNullException.ThrowIfNull(application);
-        var registry = new WebSocketRegistry();
-        IServiceProvider services = endpoints.ServiceProvider;
         options ??= WebSocketAcceptOptions.Default;
         ArgumentOutOfRangeException.ThrowIfNegativeOrZero(options.MaxConcurrentWebSockets);
+        var registry = new WebSocketRegistry(options.MaxConcurrentWebSockets);
+        IServiceProvider services = endpoints.ServiceProvider;
         registry.CloseOnShutdown(services);
         ILogger logger = services.GetService<ILoggerFactory>()?.CreateLogger("WebSocketCodec.AspNetCore") ?? NullLogger.Instance;
         var handler = new WebSocketEndpointHandler(options, application, registry, logger);

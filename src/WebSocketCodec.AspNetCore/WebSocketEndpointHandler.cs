@@ -12,18 +12,16 @@ namespace WebSocketCodec.AspNetCore;
 internal sealed partial class WebSocketEndpointHandler(
     WebSocketAcceptOptions options, Func<HttpContext, WebSocketChannel, Task> application, WebSocketRegistry registry, ILogger logger)
 {
-    private int _open; // websockets open (or being accepted) on this endpoint
-
     public async Task HandleAsync(HttpContext context)
     {
-        bool overCap = Interlocked.Increment(ref _open) > options.MaxConcurrentWebSockets;
+        bool overCap = !registry.Enter();
         try
         {
             await HandleAsync(context, overCap).ConfigureAwait(false);
         }
         finally
         {
-            Interlocked.Decrement(ref _open);
+            registry.Leave();
         }
     }
 
@@ -35,7 +33,7 @@ internal sealed partial class WebSocketEndpointHandler(
         if (!failure.IsFailure)
         {
             failure = overCap
-                ? new HandshakeFailure(503, "Too many websockets are open; try again later.")
+                ? WebSocketRegistry.Full
                 : options.Negotiate(upgrade!, out subprotocol);
         }
 

@@ -31,18 +31,16 @@ public static class WebSocketListenOptionsExtensions
         ArgumentNullException.ThrowIfNull(application);
         options ??= WebSocketAcceptOptions.Default;
         ArgumentOutOfRangeException.ThrowIfNegativeOrZero(options.MaxConcurrentWebSockets);
-        int maxConnections = options.MaxConcurrentWebSockets;
-        var registry = new WebSocketRegistry();
+        var registry = new WebSocketRegistry(options.MaxConcurrentWebSockets);
         registry.CloseOnShutdown(listen.ApplicationServices);
-        int open = 0;
         listen.Use(_ => async connection =>
         {
-            bool overCap = Interlocked.Increment(ref open) > maxConnections;
+            bool overCap = !registry.Enter();
             try
             {
                 WebSocketAcceptResult result = overCap
                     ? await WebSocketServerHandshake.RefuseAsync(
-                        connection.Transport, null, new HandshakeFailure(503, "Too many websockets are open; try again later."), connection.ConnectionClosed).ConfigureAwait(false)
+                        connection.Transport, null, WebSocketRegistry.Full, connection.ConnectionClosed).ConfigureAwait(false)
                     : await WebSocketServerHandshake.AcceptAsync(connection.Transport, options, isPathServed, connection.ConnectionClosed).ConfigureAwait(false);
                 if (!result.Accepted)
                 {
@@ -75,7 +73,7 @@ public static class WebSocketListenOptionsExtensions
             }
             finally
             {
-                Interlocked.Decrement(ref open);
+                registry.Leave();
             }
         });
         return listen;

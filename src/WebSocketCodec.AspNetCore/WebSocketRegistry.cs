@@ -1,16 +1,28 @@
 using System.Collections.Concurrent;
 using Microsoft.Extensions.DependencyInjection;
 using Microsoft.Extensions.Hosting;
+using WebSocketCodec.Http1;
 using WebSocketCodec.Pipelines;
 
 namespace WebSocketCodec.AspNetCore;
 
-/// <summary>The websockets open on one endpoint or listener, so shutdown can close each with 1001.</summary>
-internal sealed class WebSocketRegistry
+/// <summary>The websockets open on one endpoint or listener: admitted up to a cap (503 beyond), and closed with 1001
+/// on shutdown.</summary>
+internal sealed class WebSocketRegistry(int maxOpen)
 {
     private readonly ConcurrentDictionary<WebSocketChannel, byte> _open = new();
+    private int _admitted; // handshakes under way and websockets open
+
+    /// <summary>The answer to a handshake beyond the cap.</summary>
+    public static HandshakeFailure Full { get; } = new(503, "Too many websockets are open; try again later.");
 
     public int Count => _open.Count;
+
+    /// <summary>Counts a handshake in: false when that puts it over the cap (refuse it with <see cref="Full"/>). Call
+    /// <see cref="Leave"/> once either way, when the websocket or the refusal is done.</summary>
+    public bool Enter() => Interlocked.Increment(ref _admitted) <= maxOpen;
+
+    public void Leave() => Interlocked.Decrement(ref _admitted);
 
     public void Add(WebSocketChannel channel) => _open.TryAdd(channel, 0);
 

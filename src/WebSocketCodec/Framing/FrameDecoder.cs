@@ -508,7 +508,6 @@ public sealed class FrameDecoder
         return ProtocolViolation.None;
     }
 
-    /// <summary>The one place every violation ends: the decoder is failed for good.</summary>
     /// <summary>Fails the frame whose payload is in progress for a rule of the layer above (the session's minimum
     /// data rate); <see cref="PayloadRemaining"/> still tells how much of it there is left to skip.</summary>
     internal void FailInPayload(ProtocolViolation violation)
@@ -517,6 +516,7 @@ public sealed class FrameDecoder
         ViolationAtHeader = false;
     }
 
+    /// <summary>The one place every violation ends: the decoder is failed for good.</summary>
     private OperationStatus Fail(ProtocolViolation violation)
     {
         Violation = violation;

@@ -2,21 +2,14 @@ using System.Buffers;
 using System.Buffers.Binary;
 using Microsoft.Extensions.Time.Testing;
 
+using static WebSocketCodec.Tests.SessionWire;
+
 namespace WebSocketCodec.Tests;
 
 /// <summary>Each limit of <see cref="WebSocketSessionOptions.Default"/> at work, with only the clock replaced: what a
 /// peer gets when it crosses it (the README's limits table).</summary>
 public class SafeDefaultsTests
 {
-    private static readonly FrameEncoder Client = new(WebSocketRole.Client);
-
-    private static byte[] Frame(WebSocketOpcode opcode, ReadOnlySpan<byte> payload, bool fin = true)
-    {
-        var writer = new ArrayBufferWriter<byte>();
-        Client.Write(writer, opcode, payload, fin);
-        return writer.WrittenSpan.ToArray();
-    }
-
     private struct Counter : IFrameHandler
     {
         public int Frames;
@@ -34,23 +27,6 @@ public class SafeDefaultsTests
     {
         var time = new FakeTimeProvider();
         return (new WebSocketSession(WebSocketRole.Server, WebSocketSessionOptions.Default with { TimeProvider = time }), time);
-    }
-
-    /// <summary>The frames the session wants written, decoded as a client would.</summary>
-    private static List<(WebSocketOpcode Opcode, byte[] Payload)> Written(WebSocketSession session)
-    {
-        var decoder = new FrameDecoder(WebSocketRole.Client);
-        var frames = new List<(WebSocketOpcode, byte[])>();
-        Span<byte> rest = session.PendingOutput.ToArray();
-        while (!rest.IsEmpty)
-        {
-            Assert.Equal(OperationStatus.Done, decoder.ReadFrame(rest, out FrameHeader header, out Span<byte> payload, out _));
-            frames.Add((header.Opcode, payload.ToArray()));
-            rest = rest.Slice((int)header.FrameLength);
-        }
-
-        session.ClearPendingOutput();
-        return frames;
     }
 
     private static int Status(byte[] closePayload) => BinaryPrimitives.ReadUInt16BigEndian(closePayload);

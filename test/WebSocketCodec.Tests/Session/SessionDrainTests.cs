@@ -1,21 +1,14 @@
 using System.Buffers;
 using System.Text;
 
+using static WebSocketCodec.Tests.SessionWire;
+
 namespace WebSocketCodec.Tests;
 
 /// <summary>The frame-aligned drain after a violation, split headers carried by the session, memory that follows the
 /// bytes received, and Pongs collapsed.</summary>
 public class SessionDrainTests
 {
-    private static readonly FrameEncoder Client = new(WebSocketRole.Client);
-
-    private static byte[] Frame(WebSocketOpcode opcode, ReadOnlySpan<byte> payload, bool fin = true)
-    {
-        var writer = new ArrayBufferWriter<byte>();
-        Client.Write(writer, opcode, payload, fin);
-        return writer.WrittenSpan.ToArray();
-    }
-
     private static byte[] Close(ushort status, string reason = "") =>
         Frame(WebSocketOpcode.Close, [(byte)(status >> 8), (byte)status, .. Encoding.UTF8.GetBytes(reason)]);
 
@@ -71,22 +64,6 @@ public class SessionDrainTests
         }
 
         return statuses;
-    }
-
-    private static List<(WebSocketOpcode Opcode, byte[] Payload)> Written(WebSocketSession session)
-    {
-        var decoder = new FrameDecoder(WebSocketRole.Client);
-        var frames = new List<(WebSocketOpcode, byte[])>();
-        Span<byte> rest = session.PendingOutput.ToArray();
-        while (!rest.IsEmpty)
-        {
-            Assert.Equal(OperationStatus.Done, decoder.ReadFrame(rest, out FrameHeader header, out Span<byte> payload, out _));
-            frames.Add((header.Opcode, payload.ToArray()));
-            rest = rest.Slice((int)header.FrameLength);
-        }
-
-        session.ClearPendingOutput();
-        return frames;
     }
 
     private static ushort StatusOf(byte[] closePayload) => (ushort)((closePayload[0] << 8) | closePayload[1]);

@@ -2,19 +2,12 @@ using System.Buffers;
 using System.Text;
 using Microsoft.Extensions.Time.Testing;
 
+using static WebSocketCodec.Tests.SessionWire;
+
 namespace WebSocketCodec.Tests;
 
 public class WebSocketSessionTests
 {
-    private static readonly FrameEncoder Client = new(WebSocketRole.Client);
-
-    private static byte[] Frame(WebSocketOpcode opcode, ReadOnlySpan<byte> payload, bool fin = true)
-    {
-        var writer = new ArrayBufferWriter<byte>();
-        Client.Write(writer, opcode, payload, fin);
-        return writer.WrittenSpan.ToArray();
-    }
-
     private static byte[] Close(ushort status, string reason = "") =>
         Frame(WebSocketOpcode.Close, [(byte)(status >> 8), (byte)status, .. Encoding.UTF8.GetBytes(reason)]);
 
@@ -34,23 +27,6 @@ public class WebSocketSessionTests
         return (status, consumed);
     }
 
-    /// <summary>The frames the session wants written, decoded as a client would.</summary>
-    private static List<(WebSocketOpcode Opcode, byte[] Payload)> Pending(WebSocketSession session)
-    {
-        var decoder = new FrameDecoder(WebSocketRole.Client);
-        var frames = new List<(WebSocketOpcode, byte[])>();
-        Span<byte> rest = session.PendingOutput.ToArray();
-        while (!rest.IsEmpty)
-        {
-            Assert.Equal(OperationStatus.Done, decoder.ReadFrame(rest, out FrameHeader header, out Span<byte> payload, out _));
-            frames.Add((header.Opcode, payload.ToArray()));
-            rest = rest.Slice((int)header.FrameLength);
-        }
-
-        session.ClearPendingOutput();
-        return frames;
-    }
-
     [Fact]
     public void DataIsDeliveredPingsArePongedAndTheCloseIsEchoed()
     {
@@ -63,7 +39,7 @@ public class WebSocketSessionTests
         Assert.Equal(OperationStatus.Done, status);
         Assert.Equal(input.Length - Frame(WebSocketOpcode.Text, "late"u8).Length, consumed); // nothing after the Close
         Assert.Equal([WebSocketOpcode.Text, WebSocketOpcode.Ping, WebSocketOpcode.Close], frames.Select(f => f.Item1));
-        Assert.Equal([(WebSocketOpcode.Pong, "7031"), (WebSocketOpcode.Close, "03E8")], Pending(session).Select(f => (f.Opcode, Convert.ToHexString(f.Payload))));
+        Assert.Equal([(WebSocketOpcode.Pong, "7031"), (WebSocketOpcode.Close, "03E8")], Written(session).Select(f => (f.Opcode, Convert.ToHexString(f.Payload))));
         Assert.Equal(WebSocketSessionState.Closed, session.State);
         Assert.Equal((ushort)1000, session.ReceivedCloseStatus);
         Assert.Equal("bye", session.ReceivedCloseReason);
@@ -78,7 +54,7 @@ public class WebSocketSessionTests
         using var session = new WebSocketSession(WebSocketRole.Server);
         Feed(session, Frame(WebSocketOpcode.Close, []), []);
         Assert.Equal((ushort)1005, session.ReceivedCloseStatus);
-        Assert.Equal([(WebSocketOpcode.Close, "")], Pending(session).Select(f => (f.Opcode, Convert.ToHexString(f.Payload))));
+        Assert.Equal([(WebSocketOpcode.Close, "")], Written(session).Select(f => (f.Opcode, Convert.ToHexString(f.Payload))));
     }
 
     [Fact]
@@ -88,13 +64,13 @@ public class WebSocketSessionTests
         Assert.True(session.StartClose(4000, "x"));
         Assert.False(session.StartClose(4001));
         Assert.Equal(WebSocketSessionState.CloseSent, session.State);
-        Assert.Equal([(WebSocketOpcode.Close, "0FA078")], Pending(session).Select(f => (f.Opcode, Convert.ToHexString(f.Payload))));
+        Assert.Equal([(WebSocketOpcode.Close, "0FA078")], Written(session).Select(f => (f.Opcode, Convert.ToHexString(f.Payload))));
 
         var frames = new List<(WebSocketOpcode, bool, byte[])>();
         Feed(session, [.. Frame(WebSocketOpcode.Binary, [1]), .. Frame(WebSocketOpcode.Ping, "p"u8), .. Close(4000)], frames);
         Assert.Equal(WebSocketOpcode.Binary, frames[0].Item1); // still delivered
         // The Ping is still answered (RFC 6455 §5.5.2), and there is no second Close.
-        Assert.Equal([(WebSocketOpcode.Pong, "70")], Pending(session).Select(f => (f.Opcode, Convert.ToHexString(f.Payload))));
+        Assert.Equal([(WebSocketOpcode.Pong, "70")], Written(session).Select(f => (f.Opcode, Convert.ToHexString(f.Payload))));
         Assert.Equal(WebSocketSessionState.Closed, session.State);
     }
 
@@ -108,12 +84,12 @@ public class WebSocketSessionTests
         using var session = new WebSocketSession(WebSocketRole.Server, new WebSocketSessionOptions { MaxFramePayloadLength = 200 });
         Assert.Equal(OperationStatus.InvalidData, Feed(session, input, []).Status);
         Assert.Equal(violation, session.Violation);
-        var close = Assert.Single(Pending(session));
+        var close = Assert.Single(Written(session));
         Assert.Equal(status, (close.Payload[0] << 8) | close.Payload[1]);
         Assert.Equal(WebSocketSessionState.CloseSent, session.State); // draining until the peer's Close
         Assert.True(session.IsDraining);
         Assert.Equal(OperationStatus.NeedMoreData, Feed(session, input, []).Status); // skipped, nothing more written
-        Assert.Empty(Pending(session));
+        Assert.Empty(Written(session));
     }
 
     [Fact]
@@ -121,9 +97,9 @@ public class WebSocketSessionTests
     {
         using var session = new WebSocketSession(WebSocketRole.Server);
         session.StartClose();
-        Pending(session);
+        Written(session);
         Assert.Equal(OperationStatus.InvalidData, Feed(session, [0x82, 0x01, 0x00], []).Status);
-        Assert.Empty(Pending(session));
+        Assert.Empty(Written(session));
         Assert.Equal((ushort)1000, session.SentCloseStatus);
     }
 
@@ -177,7 +153,7 @@ public class WebSocketSessionTests
         Assert.Equal(SessionTimerResult.None, session.OnTimer());
         time.Advance(TimeSpan.FromSeconds(1));
         Assert.Equal(SessionTimerResult.PingQueued, session.OnTimer());
-        var ping = Assert.Single(Pending(session));
+        var ping = Assert.Single(Written(session));
         Assert.Equal(WebSocketOpcode.Ping, ping.Opcode);
         Assert.Equal(TimeSpan.FromSeconds(5), session.NextTimerDue);
 
@@ -191,11 +167,11 @@ public class WebSocketSessionTests
 
         time.Advance(TimeSpan.FromSeconds(10));
         Assert.Equal(SessionTimerResult.PingQueued, session.OnTimer());
-        Pending(session);
+        Written(session);
         time.Advance(TimeSpan.FromSeconds(5));
         Assert.Equal(SessionTimerResult.KeepAliveTimeout, session.OnTimer());
         Assert.Equal(WebSocketSessionState.Closed, session.State);
-        var close = Assert.Single(Pending(session));
+        var close = Assert.Single(Written(session));
         Assert.Equal(new byte[] { 0x03, 0xE9 }, close.Payload[..2]);
     }
 
@@ -215,7 +191,7 @@ public class WebSocketSessionTests
         time.Advance(TimeSpan.FromSeconds(1));
         Assert.Equal(SessionTimerResult.IdleTimeout, session.OnTimer());
         Assert.Equal(WebSocketSessionState.CloseSent, session.State);
-        byte[] idleClose = Assert.Single(Pending(session)).Payload;
+        byte[] idleClose = Assert.Single(Written(session)).Payload;
         Assert.Equal(1001, (idleClose[0] << 8) | idleClose[1]);
         Assert.Equal(TimeSpan.FromSeconds(3), session.NextTimerDue);
         time.Advance(TimeSpan.FromSeconds(3));
