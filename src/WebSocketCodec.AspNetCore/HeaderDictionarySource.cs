@@ -1,5 +1,4 @@
 using Microsoft.AspNetCore.Http;
-using WebSocketCodec.Http1;
 
 namespace WebSocketCodec.AspNetCore;
 

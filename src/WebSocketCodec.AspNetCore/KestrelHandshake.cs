@@ -2,8 +2,6 @@ using System.Text;
 using Microsoft.AspNetCore.Http;
 using Microsoft.AspNetCore.Http.Features;
 using Microsoft.AspNetCore.Http.Timeouts;
-using WebSocketCodec.Http1;
-using WebSocketCodec.Http2;
 
 namespace WebSocketCodec.AspNetCore;
 
@@ -68,7 +66,7 @@ internal static class KestrelHandshake
 
         headers.Upgrade = "websocket";
         headers.Connection = "Upgrade";
-        headers["Sec-WebSocket-Accept"] = Handshake.WebSocketHandshake.ComputeAccept(upgrade.Key);
+        headers["Sec-WebSocket-Accept"] = WebSocketHandshake.ComputeAccept(upgrade.Key);
         return await context.Features.Get<IHttpUpgradeFeature>()!.UpgradeAsync().ConfigureAwait(false);
     }
 

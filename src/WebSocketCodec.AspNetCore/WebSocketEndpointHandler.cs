@@ -2,7 +2,6 @@ using System.IO.Pipelines;
 using Microsoft.AspNetCore.Http;
 using Microsoft.AspNetCore.Http.Features;
 using Microsoft.Extensions.Logging;
-using WebSocketCodec.Http1;
 using WebSocketCodec.Pipelines;
 
 namespace WebSocketCodec.AspNetCore;
@@ -10,7 +9,7 @@ namespace WebSocketCodec.AspNetCore;
 /// <summary>The request delegate of a websocket endpoint: strict validation of an HTTP/1.1 upgrade or an HTTP/2 (or
 /// HTTP/3) extended CONNECT, then the Pipelines websocket on the stream Kestrel's upgrade or accept returns.</summary>
 internal sealed partial class WebSocketEndpointHandler(
-    WebSocketAcceptOptions options, Func<HttpContext, WebSocketChannel, Task> application, WebSocketRegistry registry, ILogger logger)
+    WebSocketAcceptOptions options, Func<HttpContext, WebSocketConnection, Task> application, WebSocketRegistry registry, ILogger logger)
 {
     public async Task HandleAsync(HttpContext context)
     {
@@ -45,43 +44,28 @@ internal sealed partial class WebSocketEndpointHandler(
         }
 
         Stream stream = await KestrelHandshake.AcceptAsync(context, upgrade!, multiplexed, subprotocol).ConfigureAwait(false);
-        IDuplexPipe transport = multiplexed ? new Http2StreamTransport(stream, context.Response) : new StreamDuplexPipe(stream, leaveOpen: true);
-        using var channel = new WebSocketChannel(transport, WebSocketRole.Server, options.Session, subprotocol)
+        HttpResponse response = context.Response;
+        IDuplexPipe transport = multiplexed
+            ? new StreamTransport(stream, leaveOpen: true, bufferSize: 32 * 1024, endOutput: () => new ValueTask(response.CompleteAsync()))
+            : new StreamTransport(stream, leaveOpen: true);
+        using var connection = new WebSocketConnection(transport, WebSocketRole.Server, options.Session, subprotocol)
         {
             TransportAbort = context.Abort, // a peer that stopped reading: the connection (HTTP/1.1) or RST_STREAM (HTTP/2)
         };
-        registry.Add(channel);
 
         // The connection's end or the client's RST_STREAM aborts this websocket (and only this one).
-        using CancellationTokenRegistration aborted = context.RequestAborted.UnsafeRegister(static state => ((WebSocketChannel)state!).Abort(), channel);
-        try
+        using CancellationTokenRegistration aborted = context.RequestAborted.UnsafeRegister(
+            static state => ((WebSocketConnection)state!).Abort(), connection);
+        LogAccepted(logger, request.Path, request.Protocol, subprotocol);
+        WebSocketCloseInfo info = await registry.RunAsync(
+            connection, () => application(context, connection), error => LogFailed(logger, request.Path, error)).ConfigureAwait(false);
+        LogClosed(logger, request.Path, info.Status, info.EndReason, info.Violation, info.Error);
+        if (multiplexed && info.ReceivedStatus is null && (connection.TimedOut || info.Error is not null))
         {
-            LogAccepted(logger, request.Path, request.Protocol, subprotocol);
-            try
-            {
-                await application(context, channel).ConfigureAwait(false);
-            }
-            catch (Exception error) when (!channel.Completion.IsCompleted)
-            {
-                LogFailed(logger, request.Path, error);
-                await channel.CloseAndWaitAsync((ushort)CloseStatus.InternalError, "internal error").ConfigureAwait(false);
-                throw;
-            }
-
-            // The application may return with the websocket open: close it properly before Kestrel closes the connection.
-            WebSocketCloseInfo info = await channel.CloseAndWaitAsync().ConfigureAwait(false);
-            LogClosed(logger, request.Path, info.Status, info.Violation, info.Timeout, info.Error);
-            if (multiplexed && info.ReceivedStatus is null && (info.Timeout is not null || info.Error is not null))
-            {
-                // An abort, a transport error or a peer that never finished closing ends the stream the way a TCP
-                // reset would (RFC 8441 section 5.1): RST_STREAM CANCEL instead of END_STREAM. A peer that answered our
-                // Close (after an idle timeout, say) finished the exchange: END_STREAM.
-                KestrelHandshake.Abort(context, multiplexed);
-            }
-        }
-        finally
-        {
-            registry.Remove(channel);
+            // An abort, a transport error or a peer that never finished closing ends the stream the way a TCP
+            // reset would (RFC 8441 section 5.1): RST_STREAM CANCEL instead of END_STREAM. A peer that answered our
+            // Close (after an idle timeout, say) finished the exchange: END_STREAM.
+            KestrelHandshake.Abort(context, multiplexed);
         }
     }
 
@@ -94,6 +78,6 @@ internal sealed partial class WebSocketEndpointHandler(
     [LoggerMessage(Level = LogLevel.Error, Message = "WebSocket application at {Path} failed")]
     private static partial void LogFailed(ILogger logger, PathString path, Exception error);
 
-    [LoggerMessage(Level = LogLevel.Debug, Message = "WebSocket at {Path} ended: status {Status}, violation {Violation}, timeout {Timeout}")]
-    private static partial void LogClosed(ILogger logger, PathString path, ushort status, ProtocolViolation violation, SessionTimerResult? timeout, Exception? error);
+    [LoggerMessage(Level = LogLevel.Debug, Message = "WebSocket at {Path} ended: status {Status}, {EndReason}, violation {Violation}")]
+    private static partial void LogClosed(ILogger logger, PathString path, CloseStatus status, WebSocketEndReason endReason, ProtocolViolation violation, Exception? error);
 }

@@ -2,7 +2,6 @@ using Microsoft.AspNetCore.Connections;
 using Microsoft.AspNetCore.Server.Kestrel.Core;
 using Microsoft.Extensions.DependencyInjection;
 using Microsoft.Extensions.Hosting;
-using WebSocketCodec.Http1;
 using WebSocketCodec.Pipelines;
 
 namespace WebSocketCodec.AspNetCore;
@@ -21,16 +20,16 @@ public static class WebSocketListenOptionsExtensions
     /// </summary>
     /// <param name="listen">The Kestrel endpoint.</param>
     /// <param name="application">Runs each websocket.</param>
-    /// <param name="options">What to accept.</param>
     /// <param name="isPathServed">Which request targets are served (404 otherwise); all when null.</param>
-    public static ListenOptions UseWebSocketCodec(
-        this ListenOptions listen, Func<WebSocketAcceptResult, WebSocketChannel, Task> application,
-        WebSocketAcceptOptions? options = null, Func<string, bool>? isPathServed = null)
+    /// <param name="configure">Sets this listener's options, after <c>services.Configure&lt;WebSocketAcceptOptions&gt;</c>.</param>
+    /// <returns><paramref name="listen"/>.</returns>
+    public static ListenOptions UseWebSockets(
+        this ListenOptions listen, Func<WebSocketAcceptResult, WebSocketConnection, Task> application,
+        Func<string, bool>? isPathServed = null, Action<WebSocketAcceptOptions>? configure = null)
     {
         ArgumentNullException.ThrowIfNull(listen);
         ArgumentNullException.ThrowIfNull(application);
-        options ??= WebSocketAcceptOptions.Default;
-        ArgumentOutOfRangeException.ThrowIfNegativeOrZero(options.MaxConcurrentWebSockets);
+        WebSocketAcceptOptions options = AcceptOptionsResolver.Resolve(listen.ApplicationServices, configure);
         var registry = new WebSocketRegistry(options.MaxConcurrentWebSockets);
         registry.CloseOnShutdown(listen.ApplicationServices);
         listen.Use(_ => async connection =>
@@ -47,29 +46,11 @@ public static class WebSocketListenOptionsExtensions
                     return;
                 }
 
-                using var channel = new WebSocketChannel(connection.Transport, WebSocketRole.Server, options.Session, result.Subprotocol)
+                using var websocket = new WebSocketConnection(connection.Transport, WebSocketRole.Server, options.Session, result.Subprotocol)
                 {
                     TransportAbort = connection.Abort, // a peer that stopped reading is cut off
                 };
-                registry.Add(channel);
-                try
-                {
-                    try
-                    {
-                        await application(result, channel).ConfigureAwait(false);
-                    }
-                    catch (Exception) when (!channel.Completion.IsCompleted)
-                    {
-                        await channel.CloseAndWaitAsync((ushort)CloseStatus.InternalError, "internal error").ConfigureAwait(false);
-                        throw;
-                    }
-
-                    await channel.CloseAndWaitAsync().ConfigureAwait(false);
-                }
-                finally
-                {
-                    registry.Remove(channel);
-                }
+                await registry.RunAsync(websocket, () => application(result, websocket)).ConfigureAwait(false);
             }
             finally
             {

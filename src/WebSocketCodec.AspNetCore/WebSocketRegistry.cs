@@ -1,7 +1,6 @@
 using System.Collections.Concurrent;
 using Microsoft.Extensions.DependencyInjection;
 using Microsoft.Extensions.Hosting;
-using WebSocketCodec.Http1;
 using WebSocketCodec.Pipelines;
 
 namespace WebSocketCodec.AspNetCore;
@@ -10,7 +9,7 @@ namespace WebSocketCodec.AspNetCore;
 /// on shutdown.</summary>
 internal sealed class WebSocketRegistry(int maxOpen)
 {
-    private readonly ConcurrentDictionary<WebSocketChannel, byte> _open = new();
+    private readonly ConcurrentDictionary<WebSocketConnection, byte> _open = new();
     private int _admitted; // handshakes under way and websockets open
 
     /// <summary>The answer to a handshake beyond the cap.</summary>
@@ -24,9 +23,36 @@ internal sealed class WebSocketRegistry(int maxOpen)
 
     public void Leave() => Interlocked.Decrement(ref _admitted);
 
-    public void Add(WebSocketChannel channel) => _open.TryAdd(channel, 0);
+    /// <summary>
+    /// Runs one accepted websocket: counted as open while <paramref name="application"/> runs; a Close 1011 when the
+    /// application throws with the websocket open (the exception then propagates); a websocket the application left
+    /// open is closed with 1000, and in every case the end of the close handshake is awaited.
+    /// </summary>
+    /// <returns>How the websocket ended.</returns>
+    public async Task<WebSocketCloseInfo> RunAsync(
+        WebSocketConnection connection, Func<Task> application, Action<Exception>? onFailed = null)
+    {
+        _open.TryAdd(connection, 0);
+        try
+        {
+            try
+            {
+                await application().ConfigureAwait(false);
+            }
+            catch (Exception error) when (!connection.Completion.IsCompleted)
+            {
+                onFailed?.Invoke(error);
+                await connection.CloseAndWaitAsync(CloseStatus.InternalError, "internal error").ConfigureAwait(false);
+                throw;
+            }
 
-    public void Remove(WebSocketChannel channel) => _open.TryRemove(channel, out _);
+            return await connection.CloseAndWaitAsync().ConfigureAwait(false);
+        }
+        finally
+        {
+            _open.TryRemove(connection, out _);
+        }
+    }
 
     /// <summary>
     /// On <see cref="IHostApplicationLifetime.ApplicationStopping"/>, which comes before the server stops (and, over
@@ -38,18 +64,18 @@ internal sealed class WebSocketRegistry(int maxOpen)
     {
         services.GetService<IHostApplicationLifetime>()?.ApplicationStopping.Register(() =>
         {
-            foreach (WebSocketChannel channel in _open.Keys)
+            foreach (WebSocketConnection channel in _open.Keys)
             {
                 _ = CloseQuietlyAsync(channel);
             }
         });
     }
 
-    private static async Task CloseQuietlyAsync(WebSocketChannel channel)
+    private static async Task CloseQuietlyAsync(WebSocketConnection channel)
     {
         try
         {
-            await channel.CloseAsync((ushort)CloseStatus.GoingAway, "server shutting down").ConfigureAwait(false);
+            await channel.CloseAsync(CloseStatus.GoingAway, "server shutting down").ConfigureAwait(false);
             await channel.Completion.ConfigureAwait(false);
         }
         catch (Exception error) when (error is InvalidOperationException or IOException or OperationCanceledException)

@@ -1,12 +1,11 @@
 using Microsoft.AspNetCore.Http;
-using WebSocketCodec.Http1;
 
 namespace WebSocketCodec.AspNetCore;
 
 /// <summary>
 /// A validated websocket opening handshake, not yet answered, for proxies and gateways: accept it to get the
 /// websocket's opaque byte stream (frames are not decoded: relay them as they are), or refuse it. The handshake was
-/// checked as strictly as on <c>MapWebSocketCodec</c> endpoints (including allowed origins).
+/// checked as strictly as on <c>MapWebSocket</c> endpoints (including allowed origins).
 /// </summary>
 public sealed class WebSocketTunnel
 {

@@ -4,7 +4,6 @@ using Microsoft.AspNetCore.Routing;
 using Microsoft.Extensions.DependencyInjection;
 using Microsoft.Extensions.Logging;
 using Microsoft.Extensions.Logging.Abstractions;
-using WebSocketCodec.Http1;
 using WebSocketCodec.Pipelines;
 
 namespace WebSocketCodec.AspNetCore;
@@ -14,16 +13,17 @@ public static partial class WebSocketTunnelExtensions
 {
     /// <summary>
     /// Validates websocket handshakes at <paramref name="pattern"/> (HTTP/1.1 upgrades and HTTP/2 extended CONNECTs,
-    /// as strictly as <see cref="WebSocketEndpointExtensions.MapWebSocketCodec(IEndpointRouteBuilder, string, Func{HttpContext, WebSocketChannel, Task}, WebSocketAcceptOptions?)"/>,
+    /// as strictly as <see cref="WebSocketEndpointExtensions.MapWebSocket(IEndpointRouteBuilder, string, Func{HttpContext, WebSocketConnection, Task}, Action{WebSocketAcceptOptions})"/>,
     /// origins included) and hands each to <paramref name="application"/> unanswered: it accepts (and gets the
     /// websocket's byte stream, frames not decoded) or refuses. A handshake the application leaves unanswered gets 502.
     /// </summary>
     public static IEndpointConventionBuilder MapWebSocketTunnel(
-        this IEndpointRouteBuilder endpoints, string pattern, Func<WebSocketTunnel, Task> application, WebSocketAcceptOptions? options = null)
+        this IEndpointRouteBuilder endpoints, string pattern, Func<WebSocketTunnel, Task> application,
+        Action<WebSocketAcceptOptions>? configure = null)
     {
         ArgumentNullException.ThrowIfNull(endpoints);
         ArgumentNullException.ThrowIfNull(application);
-        options ??= WebSocketAcceptOptions.Default;
+        WebSocketAcceptOptions options = AcceptOptionsResolver.Resolve(endpoints.ServiceProvider, configure);
         ILogger logger = endpoints.ServiceProvider.GetService<ILoggerFactory>()?.CreateLogger("WebSocketCodec.AspNetCore.Tunnel") ?? NullLogger.Instance;
         return endpoints.Map(pattern, async context =>
         {

@@ -2,8 +2,6 @@ using System.Buffers;
 using System.IO.Pipelines;
 using System.Net.Security;
 using System.Net.Sockets;
-using WebSocketCodec.Handshake;
-using WebSocketCodec.Http1;
 
 namespace WebSocketCodec.Pipelines;
 
@@ -16,12 +14,12 @@ namespace WebSocketCodec.Pipelines;
 public static class WebSocketClient
 {
     /// <summary>Connects and returns the websocket, not yet running: start it with
-    /// <see cref="WebSocketChannel.RunAsync(WebSocketExchange, CancellationToken)"/> or wrap it in a
+    /// <see cref="WebSocketConnection.RunAsync(Func{WebSocketFrameSender, IWebSocketFrameListener}, CancellationToken)"/> or wrap it in a
     /// <see cref="MessageWebSocket"/> or <see cref="PipeWebSocket"/>.</summary>
     /// <exception cref="WebSocketHandshakeException">The handshake failed or timed out.</exception>
     /// <exception cref="ArgumentException">A subprotocol to offer is not an HTTP token or is offered twice (checked
     /// before connecting).</exception>
-    public static async Task<WebSocketChannel> ConnectAsync(
+    public static async Task<WebSocketConnection> ConnectAsync(
         Uri uri, WebSocketClientOptions? options = null, CancellationToken cancellationToken = default)
     {
         ArgumentNullException.ThrowIfNull(uri);
@@ -51,10 +49,10 @@ public static class WebSocketClient
                 await tls.AuthenticateAsClientAsync(authentication, deadline.Token).ConfigureAwait(false);
             }
 
-            var pipe = new StreamDuplexPipe(stream);
+            var pipe = new StreamTransport(stream);
             string? subprotocol = await HandshakeAsync(pipe, uri, options, deadline.Token).ConfigureAwait(false);
             Socket owned = socket;
-            return new WebSocketChannel(pipe, WebSocketRole.Client, options.Session, subprotocol)
+            return new WebSocketConnection(pipe, WebSocketRole.Client, options.Session, subprotocol)
             {
                 TransportAbort = () => owned.Dispose(), // a stuck write ends with the socket
             };
@@ -80,7 +78,7 @@ public static class WebSocketClient
     public static async Task<MessageWebSocket> ConnectMessagesAsync(
         Uri uri, WebSocketClientOptions? options = null, CancellationToken cancellationToken = default)
     {
-        WebSocketChannel channel = await ConnectAsync(uri, options, cancellationToken).ConfigureAwait(false);
+        WebSocketConnection channel = await ConnectAsync(uri, options, cancellationToken).ConfigureAwait(false);
         return new MessageWebSocket(channel, options?.Session.Pool).Start(CancellationToken.None);
     }
 
@@ -103,15 +101,7 @@ public static class WebSocketClient
             if (status == OperationStatus.Done)
             {
                 pipe.Input.AdvanceTo(buffer.GetPosition(headLength)); // frames behind the head stay for the websocket
-                string? problem = Http1Handshake.ValidateResponse(head!, key, options.Subprotocols, out string? subprotocol);
-                if (problem is not null)
-                {
-                    throw int.TryParse(head!.Part2, out int code)
-                        ? new WebSocketHandshakeException(problem, code)
-                        : new WebSocketHandshakeException(problem);
-                }
-
-                return subprotocol;
+                return Http1Handshake.ValidateResponse(head!, key, options.Subprotocols);
             }
 
             pipe.Input.AdvanceTo(buffer.Start, buffer.End);

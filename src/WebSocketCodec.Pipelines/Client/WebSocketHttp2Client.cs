@@ -1,6 +1,5 @@
 using System.Net;
 using System.Net.Security;
-using WebSocketCodec.Handshake;
 
 namespace WebSocketCodec.Pipelines;
 
@@ -29,7 +28,7 @@ public static class WebSocketHttp2Client
     /// out.</exception>
     /// <exception cref="ArgumentException">A subprotocol to offer is not an HTTP token or is offered twice (checked
     /// before the request is sent).</exception>
-    public static async Task<WebSocketChannel> ConnectAsync(
+    public static async Task<WebSocketConnection> ConnectAsync(
         HttpMessageInvoker invoker, Uri uri, WebSocketClientOptions? options = null, CancellationToken cancellationToken = default)
     {
         ArgumentNullException.ThrowIfNull(invoker);
@@ -85,7 +84,7 @@ public static class WebSocketHttp2Client
         {
             string? subprotocol = CheckResponse(response, options, uri);
             Stream stream = await response.Content.ReadAsStreamAsync(deadline.Token).ConfigureAwait(false);
-            return new WebSocketChannel(new StreamDuplexPipe(stream), WebSocketRole.Client, options.Session, subprotocol)
+            return new WebSocketConnection(new StreamTransport(stream), WebSocketRole.Client, options.Session, subprotocol)
             {
                 TransportAbort = response.Dispose, // resets the stream
             };
@@ -101,7 +100,7 @@ public static class WebSocketHttp2Client
     public static async Task<MessageWebSocket> ConnectMessagesAsync(
         HttpMessageInvoker invoker, Uri uri, WebSocketClientOptions? options = null, CancellationToken cancellationToken = default)
     {
-        WebSocketChannel channel = await ConnectAsync(invoker, uri, options, cancellationToken).ConfigureAwait(false);
+        WebSocketConnection channel = await ConnectAsync(invoker, uri, options, cancellationToken).ConfigureAwait(false);
         return new MessageWebSocket(channel, options?.Session.Pool).Start(CancellationToken.None);
     }
 

@@ -8,31 +8,32 @@ namespace WebSocketCodec.Pipelines;
 /// <summary>
 /// The message API: receive whole text and binary messages in pooled buffers, send messages or fragments from any
 /// thread, close from either side with a timeout. Control frames, keep-alive, idle timeout and limits are applied by
-/// the underlying <see cref="WebSocketChannel"/>, whose read loop runs from <see cref="Start"/> on.
+/// the underlying <see cref="WebSocketConnection"/>, whose read loop runs from <see cref="Start"/> on.
 /// </summary>
 public sealed class MessageWebSocket : IAsyncDisposable
 {
-    private readonly WebSocketChannel _channel;
+    private readonly WebSocketConnection _channel;
     private readonly MessageQueueListener _listener;
     private Task<WebSocketCloseInfo>? _run;
 
-    /// <summary>Wraps <paramref name="channel"/>; call <see cref="Start"/> to begin reading.</summary>
-    /// <param name="channel">A websocket that is not running yet.</param>
-    /// <param name="pool">The pool for received messages (the session's pool should match).</param>
+    /// <summary>Wraps <paramref name="connection"/>; call <see cref="Start"/> to begin reading.</summary>
+    /// <param name="connection">A websocket that is not running yet.</param>
+    /// <param name="pool">The pool for received messages; the session's pool
+    /// (<see cref="WebSocketSessionOptions.Pool"/>) when null.</param>
     /// <param name="maxQueuedMessages">Received messages held before reading pauses (backpressure).</param>
     /// <param name="maxQueuedBytes">Bytes of received messages held before reading pauses (one message larger than
     /// this is still taken, alone). 4 MiB by default.</param>
-    public MessageWebSocket(WebSocketChannel channel, ArrayPool<byte>? pool = null, int maxQueuedMessages = 64, long maxQueuedBytes = 4 * 1024 * 1024)
+    public MessageWebSocket(WebSocketConnection connection, ArrayPool<byte>? pool = null, int maxQueuedMessages = 64, long maxQueuedBytes = 4 * 1024 * 1024)
     {
-        ArgumentNullException.ThrowIfNull(channel);
+        ArgumentNullException.ThrowIfNull(connection);
         ArgumentOutOfRangeException.ThrowIfNegativeOrZero(maxQueuedMessages);
         ArgumentOutOfRangeException.ThrowIfNegativeOrZero(maxQueuedBytes);
-        _channel = channel;
-        _listener = new MessageQueueListener(pool ?? ArrayPool<byte>.Shared, maxQueuedMessages, maxQueuedBytes);
+        _channel = connection;
+        _listener = new MessageQueueListener(pool ?? connection.Options.Pool ?? ArrayPool<byte>.Shared, maxQueuedMessages, maxQueuedBytes);
     }
 
     /// <summary>The underlying websocket.</summary>
-    public WebSocketChannel Channel => _channel;
+    public WebSocketConnection Connection => _channel;
 
     /// <summary>The negotiated subprotocol.</summary>
     public string? Subprotocol => _channel.Subprotocol;
@@ -85,7 +86,7 @@ public sealed class MessageWebSocket : IAsyncDisposable
     /// <summary>Closes: sends our Close (if none was sent), then waits for the peer's and for the transport to close,
     /// at most the close timeout (then the transport is closed anyway).</summary>
     public async Task<WebSocketCloseInfo> CloseAsync(
-        ushort status = (ushort)CloseStatus.NormalClosure, string? reason = null, CancellationToken cancellationToken = default)
+        CloseStatus status = CloseStatus.NormalClosure, string? reason = null, CancellationToken cancellationToken = default)
     {
         Start(CancellationToken.None);
         _listener.ReleasePause(); // the peer's Close must be read even if unreceived messages fill the queue

@@ -21,7 +21,7 @@ public sealed class PipeWebSocket : WebSocket
     private bool _disposed;
 
     /// <summary>Wraps a websocket channel that is not running yet and starts its read loop.</summary>
-    public PipeWebSocket(WebSocketChannel channel)
+    public PipeWebSocket(WebSocketConnection channel)
         : this(channel, pool: null)
     {
     }
@@ -31,7 +31,7 @@ public sealed class PipeWebSocket : WebSocket
     /// <param name="channel">A websocket that is not running yet.</param>
     /// <param name="pool">The pool for received messages (the session's pool should match); null for the shared
     /// pool.</param>
-    public PipeWebSocket(WebSocketChannel channel, ArrayPool<byte>? pool)
+    public PipeWebSocket(WebSocketConnection channel, ArrayPool<byte>? pool)
     {
         _messages = new MessageWebSocket(channel, pool).Start(CancellationToken.None);
     }
@@ -68,7 +68,7 @@ public sealed class PipeWebSocket : WebSocket
                 return info.ReceivedStatus is not null && info.SentStatus is not null ? WebSocketState.Closed : WebSocketState.Aborted;
             }
 
-            return _messages.Channel.State switch
+            return _messages.Connection.State switch
             {
                 WebSocketSessionState.Open => WebSocketState.Open,
                 WebSocketSessionState.CloseSent => WebSocketState.CloseSent,
@@ -83,7 +83,7 @@ public sealed class PipeWebSocket : WebSocket
     /// <inheritdoc />
     public override async Task CloseAsync(WebSocketCloseStatus closeStatus, string? statusDescription, CancellationToken cancellationToken)
     {
-        WebSocketCloseInfo info = await _messages.CloseAsync((ushort)closeStatus, statusDescription, cancellationToken).ConfigureAwait(false);
+        WebSocketCloseInfo info = await _messages.CloseAsync((CloseStatus)closeStatus, statusDescription, cancellationToken).ConfigureAwait(false);
         ThrowIfFailed(info);
     }
 
@@ -92,7 +92,7 @@ public sealed class PipeWebSocket : WebSocket
     {
         if (!_messages.Completion.IsCompleted)
         {
-            await _messages.Channel.CloseAsync((ushort)closeStatus, statusDescription, cancellationToken).ConfigureAwait(false);
+            await _messages.Connection.CloseAsync((CloseStatus)closeStatus, statusDescription, cancellationToken).ConfigureAwait(false);
         }
     }
 
@@ -185,7 +185,7 @@ public sealed class PipeWebSocket : WebSocket
         ReadOnlyMemory<byte> buffer, WebSocketMessageType messageType, bool endOfMessage, CancellationToken cancellationToken)
     {
         ObjectDisposedException.ThrowIf(_disposed, this);
-        if (!_messages.Channel.Sender.CanSend)
+        if (!_messages.Connection.Sender.CanSend)
         {
             throw new WebSocketException(WebSocketError.InvalidState, $"The websocket is {State}: no more messages may be sent.");
         }

@@ -1,4 +1,3 @@
-using WebSocketCodec.Http1;
 
 namespace WebSocketCodec.Pipelines;
 

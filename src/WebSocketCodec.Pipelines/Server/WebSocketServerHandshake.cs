@@ -1,6 +1,5 @@
 using System.Buffers;
 using System.IO.Pipelines;
-using WebSocketCodec.Http1;
 
 namespace WebSocketCodec.Pipelines;
 
@@ -22,7 +21,7 @@ public static class WebSocketServerHandshake
         CancellationToken cancellationToken = default)
     {
         ArgumentNullException.ThrowIfNull(transport);
-        options ??= WebSocketAcceptOptions.Default;
+        options ??= WebSocketAcceptOptions.Defaults;
         using var deadline = CancellationTokenSource.CreateLinkedTokenSource(cancellationToken);
         deadline.CancelAfter(options.HandshakeTimeout);
         HttpHead? head;

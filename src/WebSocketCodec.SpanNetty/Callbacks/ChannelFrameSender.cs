@@ -18,7 +18,7 @@ public sealed class ChannelFrameSender
     /// <summary>The room to leave in front of a payload for <see cref="SendPrefixed"/>: the longest header.</summary>
     public const int PrefixRoom = FrameHeaderReader.MaxHeaderLength;
 
-    private readonly WebSocketCallbacksHandler _handler;
+    private readonly WebSocketChannelHandler _handler;
     private readonly ChannelOutput _output;
     private readonly FrameEncoder _encoder;
     private OutboundFragmentOrder _order;
@@ -30,7 +30,7 @@ public sealed class ChannelFrameSender
     /// around each read.</summary>
     internal bool LoopSent;
 
-    internal ChannelFrameSender(WebSocketCallbacksHandler handler, ChannelOutput output, FrameEncoder encoder)
+    internal ChannelFrameSender(WebSocketChannelHandler handler, ChannelOutput output, FrameEncoder encoder)
     {
         _handler = handler;
         _output = output;
@@ -278,7 +278,7 @@ public sealed class ChannelFrameSender
 
     /// <summary>Starts the close handshake (a Close with <paramref name="status"/>; nothing if one was sent already);
     /// completes when the websocket has ended.</summary>
-    public Task<WebSocketCloseInfo> CloseAsync(ushort status = (ushort)CloseStatus.NormalClosure, string? reason = null) =>
+    public Task<WebSocketCloseInfo> CloseAsync(CloseStatus status = CloseStatus.NormalClosure, string? reason = null) =>
         _handler.CloseAsync(status, reason);
 
     private ArrayBufferWriter<byte> Discard

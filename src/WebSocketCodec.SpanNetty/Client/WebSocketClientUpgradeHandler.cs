@@ -4,8 +4,6 @@ using DotNetty.Buffers;
 using DotNetty.Common.Concurrency;
 using DotNetty.Common.Utilities;
 using DotNetty.Transport.Channels;
-using WebSocketCodec.Handshake;
-using WebSocketCodec.Http1;
 using WebSocketCodec.Pipelines;
 
 namespace WebSocketCodec.SpanNetty;
@@ -14,7 +12,7 @@ namespace WebSocketCodec.SpanNetty;
 /// The client's side of the HTTP/1.1 opening handshake as the first handler of a SpanNetty pipeline (after TLS, if
 /// any): when the channel is active it sends the upgrade request, reads the response head within the size bound and the
 /// handshake timeout, checks it strictly (101, the accept key, a subprotocol only from those offered, no extension),
-/// and puts a client-role <see cref="WebSocketCallbacksHandler"/> in its own place, handing it any frames that came
+/// and puts a client-role <see cref="WebSocketChannelHandler"/> in its own place, handing it any frames that came
 /// right behind the 101. <see cref="Completion"/> reports the outcome.
 /// </summary>
 public sealed class WebSocketClientUpgradeHandler : ChannelHandlerAdapter
@@ -22,9 +20,9 @@ public sealed class WebSocketClientUpgradeHandler : ChannelHandlerAdapter
     private readonly Uri _uri;
     private readonly WebSocketChannelExchange _exchange;
     private readonly WebSocketClientOptions _options;
-    private readonly WebSocketChannelOptions _channel;
+    private readonly WebSocketChannelHandlerOptions _channel;
     private readonly string _key = WebSocketHandshake.CreateKey();
-    private readonly TaskCompletionSource<WebSocketCallbacksHandler> _completion = new(TaskCreationOptions.RunContinuationsAsynchronously);
+    private readonly TaskCompletionSource<WebSocketChannelHandler> _completion = new(TaskCreationOptions.RunContinuationsAsynchronously);
     private HeadAccumulator? _head;
     private IScheduledTask? _timeout;
     private bool _sent;
@@ -33,7 +31,7 @@ public sealed class WebSocketClientUpgradeHandler : ChannelHandlerAdapter
     /// <summary>Opens a websocket to <paramref name="uri"/> (<c>ws://</c> or <c>wss://</c>; the scheme only sets the
     /// default port in <c>Host</c>, TLS is the pipeline's).</summary>
     public WebSocketClientUpgradeHandler(
-        Uri uri, WebSocketChannelExchange exchange, WebSocketClientOptions? options = null, WebSocketChannelOptions? channel = null)
+        Uri uri, WebSocketChannelExchange exchange, WebSocketClientOptions? options = null, WebSocketChannelHandlerOptions? channel = null)
     {
         ArgumentNullException.ThrowIfNull(uri);
         ArgumentNullException.ThrowIfNull(exchange);
@@ -45,12 +43,12 @@ public sealed class WebSocketClientUpgradeHandler : ChannelHandlerAdapter
         _uri = uri;
         _exchange = exchange;
         _options = options ?? WebSocketClientOptions.Default;
-        _channel = channel ?? WebSocketChannelOptions.Default;
+        _channel = channel ?? WebSocketChannelHandlerOptions.Default;
     }
 
     /// <summary>The websocket's handler once the server accepted; faults with <see cref="WebSocketHandshakeException"/>
     /// (with the server's status for a refusal) otherwise.</summary>
-    public Task<WebSocketCallbacksHandler> Completion => _completion.Task;
+    public Task<WebSocketChannelHandler> Completion => _completion.Task;
 
     /// <inheritdoc />
     public override void HandlerAdded(IChannelHandlerContext context)
@@ -114,20 +112,21 @@ public sealed class WebSocketClientUpgradeHandler : ChannelHandlerAdapter
                 return;
             }
 
-            string? problem = Http1Handshake.ValidateResponse(head!, _key, _options.Subprotocols, out string? subprotocol);
-            if (problem is not null)
+            string? subprotocol;
+            try
+            {
+                subprotocol = Http1Handshake.ValidateResponse(head!, _key, _options.Subprotocols);
+            }
+            catch (WebSocketHandshakeException refused)
             {
                 rest?.Release();
-                int.TryParse(head!.Part2, NumberStyles.None, CultureInfo.InvariantCulture, out int statusCode);
-                Fail(context, statusCode is >= 100 and <= 999 && statusCode != 101
-                    ? new WebSocketHandshakeException(problem, statusCode)
-                    : new WebSocketHandshakeException(problem));
+                Fail(context, refused);
                 return;
             }
 
             _done = true;
             _timeout?.Cancel();
-            var websocket = new WebSocketCallbacksHandler(WebSocketRole.Client, _exchange, _options.Session, _channel, subprotocol);
+            var websocket = new WebSocketChannelHandler(WebSocketRole.Client, _exchange, _options.Session, _channel, subprotocol);
             context.Pipeline.AddAfter(context.Name, "websocket", websocket);
             _completion.TrySetResult(websocket);
             if (rest is not null)

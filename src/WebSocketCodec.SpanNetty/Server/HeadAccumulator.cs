@@ -1,6 +1,5 @@
 using System.Buffers;
 using DotNetty.Buffers;
-using WebSocketCodec.Http1;
 
 namespace WebSocketCodec.SpanNetty;
 

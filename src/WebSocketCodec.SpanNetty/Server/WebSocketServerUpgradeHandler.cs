@@ -3,7 +3,6 @@ using DotNetty.Buffers;
 using DotNetty.Common.Concurrency;
 using DotNetty.Common.Utilities;
 using DotNetty.Transport.Channels;
-using WebSocketCodec.Http1;
 using WebSocketCodec.Pipelines;
 
 namespace WebSocketCodec.SpanNetty;
@@ -17,7 +16,7 @@ public delegate WebSocketChannelExchange? WebSocketRoute(WebSocketUpgradeRequest
 /// The server's side of the HTTP/1.1 opening handshake (RFC 6455 §4.2) as the first handler of a SpanNetty pipeline: it
 /// reads the request head within the size bound and the handshake timeout, validates it with the core's strict rules
 /// (405, 400, 426 with <c>Sec-WebSocket-Version: 13</c>, 431, 403 for an origin refused, 404 for a path not served),
-/// answers 101 and puts a <see cref="WebSocketCallbacksHandler"/> in its own place, handing it the frames the client sent
+/// answers 101 and puts a <see cref="WebSocketChannelHandler"/> in its own place, handing it the frames the client sent
 /// right behind its request. A refusal is answered, then the connection is closed once the client closes or after a
 /// second. No <c>HttpServerCodec</c> is needed.
 /// </summary>
@@ -27,32 +26,32 @@ public sealed class WebSocketServerUpgradeHandler : ChannelHandlerAdapter
 
     private readonly WebSocketRoute _route;
     private readonly WebSocketAcceptOptions _accept;
-    private readonly WebSocketChannelOptions _channel;
+    private readonly WebSocketChannelHandlerOptions _channel;
     private HeadAccumulator? _head;
     private IScheduledTask? _timeout;
     private bool _done;
 
     /// <summary>Serves websockets at <paramref name="path"/> (any query), with <paramref name="exchange"/>.</summary>
     public WebSocketServerUpgradeHandler(
-        string path, WebSocketChannelExchange exchange, WebSocketAcceptOptions? accept = null, WebSocketChannelOptions? channel = null)
+        string path, WebSocketChannelExchange exchange, WebSocketAcceptOptions? accept = null, WebSocketChannelHandlerOptions? channel = null)
         : this(RouteFor(path, exchange), accept, channel)
     {
     }
 
     /// <summary>Serves the websockets <paramref name="route"/> picks.</summary>
-    public WebSocketServerUpgradeHandler(WebSocketRoute route, WebSocketAcceptOptions? accept = null, WebSocketChannelOptions? channel = null)
+    public WebSocketServerUpgradeHandler(WebSocketRoute route, WebSocketAcceptOptions? accept = null, WebSocketChannelHandlerOptions? channel = null)
     {
         ArgumentNullException.ThrowIfNull(route);
         _route = route;
-        _accept = accept ?? WebSocketAcceptOptions.Default;
-        _channel = channel ?? WebSocketChannelOptions.Default;
+        _accept = accept ?? WebSocketAcceptOptions.Defaults;
+        _channel = channel ?? WebSocketChannelHandlerOptions.Default;
     }
 
     /// <summary>The handshake's outcome: the websocket's handler once accepted; faults with
     /// <see cref="WebSocketHandshakeException"/> (with the status answered) when refused or timed out.</summary>
-    public Task<WebSocketCallbacksHandler> Completion => _completion.Task;
+    public Task<WebSocketChannelHandler> Completion => _completion.Task;
 
-    private readonly TaskCompletionSource<WebSocketCallbacksHandler> _completion = new(TaskCreationOptions.RunContinuationsAsynchronously);
+    private readonly TaskCompletionSource<WebSocketChannelHandler> _completion = new(TaskCreationOptions.RunContinuationsAsynchronously);
 
     /// <inheritdoc />
     public override void HandlerAdded(IChannelHandlerContext context)
@@ -140,7 +139,7 @@ public sealed class WebSocketServerUpgradeHandler : ChannelHandlerAdapter
         IByteBuffer response = context.Allocator.Buffer(256);
         Http1Handshake.WriteAccept(response, request!.Key, subprotocol);
         _ = context.WriteAndFlushAsync(response, context.VoidPromise());
-        var websocket = new WebSocketCallbacksHandler(WebSocketRole.Server, exchange!, _accept.Session, _channel, subprotocol);
+        var websocket = new WebSocketChannelHandler(WebSocketRole.Server, exchange!, _accept.Session, _channel, subprotocol);
         context.Pipeline.AddAfter(context.Name, "websocket", websocket);
         _completion.TrySetResult(websocket);
         if (rest is not null)

@@ -1,11 +1,11 @@
-namespace WebSocketCodec.Handshake;
+namespace WebSocketCodec;
 
 /// <summary>
 /// One element of a <c>Sec-WebSocket-Extensions</c> value (RFC 6455 §9.1):
 /// <c>extension-token *( ";" extension-param )</c>, <c>extension-param = token [ "=" (token | quoted-string) ]</c>.
 /// Enumerate a whole header with <see cref="HeaderListEnumerator"/> and parse each element with <see cref="TryParse"/>.
 /// </summary>
-public readonly ref struct ExtensionOffer
+internal readonly ref struct ExtensionOffer
 {
     private ExtensionOffer(ReadOnlySpan<char> name, ReadOnlySpan<char> parameters)
     {

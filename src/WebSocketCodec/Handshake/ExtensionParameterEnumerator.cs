@@ -1,8 +1,8 @@
-namespace WebSocketCodec.Handshake;
+namespace WebSocketCodec;
 
 /// <summary>Enumerates <c>name[=value]</c> parameters separated by <c>;</c>; a quoted value is returned without its
 /// quotes (escapes kept as sent). Sets <see cref="Malformed"/> and stops on a parameter that breaks the grammar.</summary>
-public ref struct ExtensionParameterEnumerator
+internal ref struct ExtensionParameterEnumerator
 {
     private ReadOnlySpan<char> _rest;
 

@@ -1,11 +1,11 @@
-namespace WebSocketCodec.Handshake;
+namespace WebSocketCodec;
 
 /// <summary>
 /// Enumerates the elements of an HTTP list header value (RFC 9110 §5.6.1: <c>#element</c>): split at commas that
 /// are not inside a quoted string, trimmed of optional whitespace, empty elements skipped. Allocation-free:
 /// <c>foreach (var element in new HeaderListEnumerator(value))</c>.
 /// </summary>
-public ref struct HeaderListEnumerator
+internal ref struct HeaderListEnumerator
 {
     private ReadOnlySpan<char> _rest;
     private bool _done;

@@ -1,9 +1,9 @@
 using System.Buffers;
 
-namespace WebSocketCodec.Handshake;
+namespace WebSocketCodec;
 
 /// <summary>RFC 9110 §5.6.2 tokens: one or more <c>tchar</c>.</summary>
-public static class HttpToken
+internal static class HttpToken
 {
     private static readonly SearchValues<char> TokenChars =
         SearchValues.Create("!#$%&'*+-.^_`|~0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz");

@@ -3,7 +3,7 @@ using System.Buffers.Text;
 using System.Security.Cryptography;
 using System.Text;
 
-namespace WebSocketCodec.Handshake;
+namespace WebSocketCodec;
 
 /// <summary>The arithmetic of the opening handshake (RFC 6455 §4): the client's key and the server's accept value.</summary>
 public static class WebSocketHandshake

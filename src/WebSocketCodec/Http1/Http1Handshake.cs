@@ -1,9 +1,8 @@
 using System.Buffers;
 using System.Globalization;
 using System.Text;
-using WebSocketCodec.Handshake;
 
-namespace WebSocketCodec.Http1;
+namespace WebSocketCodec;
 
 /// <summary>
 /// Writes the HTTP/1.1 messages of the opening handshake (RFC 6455 §4.1-§4.2) and checks the server's answer on the
@@ -89,42 +88,49 @@ public static class Http1Handshake
     /// <summary>Checks a server's answer to our request: 101, <c>Upgrade: websocket</c>, <c>Connection: Upgrade</c>,
     /// the right <c>Sec-WebSocket-Accept</c>, a subprotocol only from those offered, and no extension (none was
     /// offered).</summary>
-    /// <returns>Null when accepted, else what is wrong.</returns>
-    public static string? ValidateResponse(
-        HttpHead response, string key, IReadOnlyCollection<string> offeredSubprotocols, out string? subprotocol)
+    /// <param name="response">The parsed response head.</param>
+    /// <param name="key">The <c>Sec-WebSocket-Key</c> we sent.</param>
+    /// <param name="offeredSubprotocols">The subprotocols we offered.</param>
+    /// <returns>The subprotocol the server selected, or null for none.</returns>
+    /// <exception cref="WebSocketHandshakeException">The answer does not accept the websocket (its
+    /// <see cref="WebSocketHandshakeException.StatusCode"/> is the server's status).</exception>
+    public static string? ValidateResponse(HttpHead response, string key, IReadOnlyCollection<string> offeredSubprotocols)
     {
         ArgumentNullException.ThrowIfNull(response);
         ArgumentNullException.ThrowIfNull(offeredSubprotocols);
-        subprotocol = null;
-        if (response.Part1 != "HTTP/1.1" || response.Part2 != "101")
+        int status = int.TryParse(response.Part2, NumberStyles.None, CultureInfo.InvariantCulture, out int parsed)
+            && parsed is >= 100 and <= 999 ? parsed : 0;
+        if (response.Part1 != "HTTP/1.1" || status != 101)
         {
-            return $"The server answered {response.Part2} {response.Part3} instead of 101 Switching Protocols.";
+            throw Refused($"The server answered {response.Part2} {response.Part3} instead of 101 Switching Protocols.");
         }
 
         if (!WebSocketUpgradeRequest.ListHas(response["Upgrade"], "websocket")
             || !WebSocketUpgradeRequest.ListHas(response["Connection"], "Upgrade"))
         {
-            return "The 101 response lacks Upgrade: websocket or Connection: Upgrade.";
+            throw Refused("The 101 response lacks Upgrade: websocket or Connection: Upgrade.");
         }
 
         string? accept = response["Sec-WebSocket-Accept"];
         if (response.Count("Sec-WebSocket-Accept") != 1 || accept != WebSocketHandshake.ComputeAccept(key))
         {
-            return "The Sec-WebSocket-Accept header does not match the key.";
+            throw Refused("The Sec-WebSocket-Accept header does not match the key.");
         }
 
         if (response["Sec-WebSocket-Extensions"] is not null)
         {
-            return "The server accepted an extension that was not offered.";
+            throw Refused("The server accepted an extension that was not offered.");
         }
 
-        subprotocol = response["Sec-WebSocket-Protocol"];
+        string? subprotocol = response["Sec-WebSocket-Protocol"];
         if (subprotocol is not null && (response.Count("Sec-WebSocket-Protocol") != 1 || !offeredSubprotocols.Contains(subprotocol)))
         {
-            return $"The server selected the subprotocol '{subprotocol}', which was not offered.";
+            throw Refused($"The server selected the subprotocol '{subprotocol}', which was not offered.");
         }
 
-        return null;
+        return subprotocol;
+
+        WebSocketHandshakeException Refused(string message) => status == 0 ? new(message) : new(message, status);
     }
 
     private static string ReasonPhrase(int status) => status switch

@@ -1,4 +1,4 @@
-namespace WebSocketCodec.Http1;
+namespace WebSocketCodec;
 
 /// <summary>
 /// A parsed HTTP/1.1 message head: the three parts of its start line and its header fields in arrival order.

@@ -1,4 +1,4 @@
-namespace WebSocketCodec.Http1;
+namespace WebSocketCodec;
 
 /// <summary>Why an HTTP/1.1 message head could not be parsed.</summary>
 public enum HttpHeadError : byte

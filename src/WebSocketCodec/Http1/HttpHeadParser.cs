@@ -1,7 +1,7 @@
 using System.Buffers;
 using System.Text;
 
-namespace WebSocketCodec.Http1;
+namespace WebSocketCodec;
 
 /// <summary>
 /// A strict, bounded HTTP/1.1 message head parser over bytes (RFC 9112 §2-§5): CRLF line endings, token field names

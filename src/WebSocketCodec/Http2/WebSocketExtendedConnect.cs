@@ -1,6 +1,5 @@
-using WebSocketCodec.Http1;
 
-namespace WebSocketCodec.Http2;
+namespace WebSocketCodec;
 
 /// <summary>
 /// Validates an RFC 8441 extended CONNECT that opens a websocket on an HTTP/2 stream: method <c>CONNECT</c>,

@@ -38,7 +38,7 @@ public sealed partial class WebSocketSession
         if (State == WebSocketSessionState.Open)
         {
             Span<byte> payload = stackalloc byte[125];
-            ushort status = (ushort)_decoder.Violation.ToCloseStatus();
+            CloseStatus status = _decoder.Violation.ToCloseStatus();
             int length = ClosePayload.Write(payload, status, _decoder.Violation.Describe());
             QueueClose(status, payload.Slice(0, length));
         }
@@ -243,7 +243,7 @@ public sealed partial class WebSocketSession
 
     private void PeerClosedWhileDraining()
     {
-        ReceivedCloseStatus = _drainPosition >= 2 ? _drainCloseStatus : (ushort)CloseStatus.NoStatusReceived;
+        ReceivedCloseStatus = _drainPosition >= 2 ? (CloseStatus)_drainCloseStatus : CloseStatus.NoStatusReceived;
         State = WebSocketSessionState.Closed;
     }
 

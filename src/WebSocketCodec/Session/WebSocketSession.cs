@@ -67,14 +67,14 @@ public sealed partial class WebSocketSession : IDisposable
     public ProtocolViolation Violation => _decoder.Violation;
 
     /// <summary>What ended or is ending the session when it was not a violation (timeouts), else null.</summary>
-    public SessionTimerResult? Timeout { get; private set; }
+    internal SessionTimerResult? Timeout { get; private set; }
 
     /// <summary>The status of the Close we sent (or queued), if any.</summary>
-    public ushort? SentCloseStatus { get; private set; }
+    public CloseStatus? SentCloseStatus { get; private set; }
 
     /// <summary>The status of the peer's Close: its code, <see cref="CloseStatus.NoStatusReceived"/> for an empty
     /// Close; null when none arrived.</summary>
-    public ushort? ReceivedCloseStatus { get; private set; }
+    public CloseStatus? ReceivedCloseStatus { get; private set; }
 
     /// <summary>The reason text of the peer's Close.</summary>
     public string? ReceivedCloseReason { get; private set; }
@@ -306,7 +306,7 @@ public sealed partial class WebSocketSession : IDisposable
     /// drains from then on (nothing more is delivered) until the peer's Close or FIN.
     /// </summary>
     /// <returns>How many bytes of the input of that call were consumed: offer the rest to <c>Receive</c>.</returns>
-    public int OnHandlerFailed(ushort status = (ushort)CloseStatus.InternalError, string? reason = "internal error")
+    public int OnHandlerFailed(CloseStatus status = CloseStatus.InternalError, string? reason = "internal error")
     {
         if (_gather.IsActive)
         {
@@ -330,7 +330,7 @@ public sealed partial class WebSocketSession : IDisposable
     /// <summary>Starts the close handshake from this side: queues a Close with <paramref name="status"/> and
     /// <paramref name="reason"/> (at most 123 UTF-8 bytes). Does nothing once a Close was sent.</summary>
     /// <returns>Whether a Close was queued.</returns>
-    public bool StartClose(ushort status = (ushort)CloseStatus.NormalClosure, string? reason = null)
+    public bool StartClose(CloseStatus status = CloseStatus.NormalClosure, string? reason = null)
     {
         if (State != WebSocketSessionState.Open)
         {
@@ -407,7 +407,7 @@ public sealed partial class WebSocketSession : IDisposable
 
         if (_options.IdleTimeout > TimeSpan.Zero && _time.GetElapsedTime(_lastReceived, now) >= _options.IdleTimeout)
         {
-            StartClose((ushort)CloseStatus.GoingAway, "idle timeout");
+            StartClose(CloseStatus.GoingAway, "idle timeout");
             Timeout = SessionTimerResult.IdleTimeout;
             return SessionTimerResult.IdleTimeout;
         }
@@ -416,7 +416,7 @@ public sealed partial class WebSocketSession : IDisposable
         {
             if (_options.KeepAliveTimeout > TimeSpan.Zero && _time.GetElapsedTime(_lastPing, now) >= _options.KeepAliveTimeout)
             {
-                StartClose((ushort)CloseStatus.GoingAway, "keep-alive timeout");
+                StartClose(CloseStatus.GoingAway, "keep-alive timeout");
                 return EndBy(SessionTimerResult.KeepAliveTimeout);
             }
 
@@ -488,7 +488,7 @@ public sealed partial class WebSocketSession : IDisposable
     private void OnClose(ReadOnlySpan<byte> payload)
     {
         // The decoder has validated the status and the reason.
-        ushort status = payload.Length >= 2 ? BinaryPrimitives.ReadUInt16BigEndian(payload) : (ushort)CloseStatus.NoStatusReceived;
+        var status = payload.Length >= 2 ? (CloseStatus)BinaryPrimitives.ReadUInt16BigEndian(payload) : CloseStatus.NoStatusReceived;
         ReceivedCloseStatus = status;
         ReceivedCloseReason = payload.Length > 2 ? Encoding.UTF8.GetString(payload.Slice(2)) : string.Empty;
         if (State == WebSocketSessionState.Open)
@@ -510,7 +510,7 @@ public sealed partial class WebSocketSession : IDisposable
         }
     }
 
-    private void QueueClose(ushort status, ReadOnlySpan<byte> payload)
+    private void QueueClose(CloseStatus status, ReadOnlySpan<byte> payload)
     {
         WritePendingPong(); // nothing may follow our Close
         _encoder.Write(ControlOutput, WebSocketOpcode.Close, payload);

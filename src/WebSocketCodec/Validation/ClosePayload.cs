@@ -16,10 +16,10 @@ public static class ClosePayload
     /// payload.</param>
     /// <param name="reason">The UTF-8 reason bytes, a slice of <paramref name="payload"/>.</param>
     /// <returns><see cref="ProtocolViolation.None"/>, or the rule broken.</returns>
-    public static ProtocolViolation Read(ReadOnlySpan<byte> payload, out ushort status, out ReadOnlySpan<byte> reason)
+    public static ProtocolViolation Read(ReadOnlySpan<byte> payload, out CloseStatus status, out ReadOnlySpan<byte> reason)
     {
         reason = default;
-        status = (ushort)CloseStatus.NoStatusReceived;
+        status = CloseStatus.NoStatusReceived;
         switch (payload.Length)
         {
             case 0:
@@ -30,8 +30,8 @@ public static class ClosePayload
                 return ProtocolViolation.ControlFrameTooLong;
         }
 
-        status = BinaryPrimitives.ReadUInt16BigEndian(payload);
-        if (!CloseStatusRules.IsValidOnWire(status))
+        status = (CloseStatus)BinaryPrimitives.ReadUInt16BigEndian(payload);
+        if (!CloseStatusRules.IsValidOnWire((int)status))
         {
             return ProtocolViolation.InvalidCloseStatus;
         }
@@ -45,9 +45,9 @@ public static class ClosePayload
     /// <param name="status">A code valid on the wire (<see cref="CloseStatusRules.IsValidOnWire"/>).</param>
     /// <param name="reason">At most <see cref="MaxReasonLength"/> bytes once encoded.</param>
     /// <returns>The number of bytes written.</returns>
-    public static int Write(Span<byte> destination, ushort status, ReadOnlySpan<char> reason = default)
+    public static int Write(Span<byte> destination, CloseStatus status, ReadOnlySpan<char> reason = default)
     {
-        if (!CloseStatusRules.IsValidOnWire(status))
+        if (!CloseStatusRules.IsValidOnWire((int)status))
         {
             throw new ArgumentOutOfRangeException(nameof(status), status, "This close status may not be sent.");
         }
@@ -63,7 +63,7 @@ public static class ClosePayload
             ThrowHelper.ThrowDestinationTooSmall();
         }
 
-        BinaryPrimitives.WriteUInt16BigEndian(destination, status);
+        BinaryPrimitives.WriteUInt16BigEndian(destination, (ushort)status);
         return 2 + Encoding.UTF8.GetBytes(reason, destination.Slice(2));
     }
 }

@@ -1,23 +1,29 @@
 using System.Buffers;
 using System.Net.WebSockets;
 
-namespace WebSocketCodec.Pipelines;
+namespace WebSocketCodec;
 
 /// <summary>
-/// The span-callback message API: a frame listener that hands whole messages to a <see cref="WebSocketMessageHandler"/>
-/// on the read loop. A message that arrives in one frame is passed straight from the input buffer; fragments are joined
-/// in a pooled buffer (bounded by the maximum message size).
+/// The span-callback message API on every host: a frame listener that hands whole messages to a
+/// <see cref="WebSocketMessageHandler{TSender}"/> on the read loop. A message that arrives in one frame is passed
+/// straight from the input buffer; fragments are joined by <see cref="MessageAssembler"/> in a pooled buffer (bounded
+/// by the session's message limit).
 /// </summary>
-public sealed class WebSocketMessageListener : IWebSocketFrameListener, IDisposable
+/// <typeparam name="TSender">The host's frame sender, handed to the handler with each message.</typeparam>
+public sealed class WebSocketMessageListener<TSender> : IWebSocketFrameListener, IDisposable
 {
-    private readonly WebSocketFrameSender _sender;
-    private readonly WebSocketMessageHandler _handler;
+    private readonly TSender _sender;
+    private readonly WebSocketMessageHandler<TSender> _handler;
     private readonly MessageAssembler _assembler;
     private readonly Action<WebSocketCloseInfo>? _onClose;
 
     /// <summary>Creates the listener for the websocket of <paramref name="sender"/>.</summary>
+    /// <param name="sender">The websocket's frame sender.</param>
+    /// <param name="handler">Receives each whole message.</param>
+    /// <param name="pool">Where fragmented messages are joined; <see cref="ArrayPool{T}.Shared"/> when null.</param>
+    /// <param name="onClose">Called once when the websocket has ended.</param>
     public WebSocketMessageListener(
-        WebSocketFrameSender sender, WebSocketMessageHandler handler, ArrayPool<byte>? pool = null, Action<WebSocketCloseInfo>? onClose = null)
+        TSender sender, WebSocketMessageHandler<TSender> handler, ArrayPool<byte>? pool = null, Action<WebSocketCloseInfo>? onClose = null)
     {
         ArgumentNullException.ThrowIfNull(sender);
         ArgumentNullException.ThrowIfNull(handler);

@@ -2,10 +2,10 @@ namespace WebSocketCodec.SpanNetty;
 
 /// <summary>How a websocket uses its SpanNetty channel once its handshake is done (the protocol's limits and timeouts
 /// are <see cref="WebSocketSessionOptions"/>).</summary>
-public sealed record WebSocketChannelOptions
+public sealed record WebSocketChannelHandlerOptions
 {
     /// <summary>The defaults.</summary>
-    public static WebSocketChannelOptions Default { get; } = new();
+    public static WebSocketChannelHandlerOptions Default { get; } = new();
 
     /// <summary>The size of the pooled buffers the read cycle's frames are gathered into (each is one write; larger
     /// frames get a buffer of their own size).</summary>

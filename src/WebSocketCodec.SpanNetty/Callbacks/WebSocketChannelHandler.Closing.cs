@@ -8,7 +8,7 @@ using WebSocketCodec.Pipelines;
 namespace WebSocketCodec.SpanNetty;
 
 // Closing: the close handshake, the bounded drain after a violation, the session's timers, and reporting the end.
-public sealed partial class WebSocketCallbacksHandler
+public sealed partial class WebSocketChannelHandler
 {
     private IScheduledTask? _timer;
     private bool _closing;
@@ -43,7 +43,7 @@ public sealed partial class WebSocketCallbacksHandler
         else
         {
             // The client waits (bounded) for the server's FIN.
-            _timer = Context.Executor.Schedule(static state => ((WebSocketCallbacksHandler)state).CloseChannel(), this, _session.Options.CloseTimeout);
+            _timer = Context.Executor.Schedule(static state => ((WebSocketChannelHandler)state).CloseChannel(), this, _session.Options.CloseTimeout);
         }
     }
 
@@ -66,7 +66,7 @@ public sealed partial class WebSocketCallbacksHandler
 
         if (due != Timeout.InfiniteTimeSpan)
         {
-            _timer = Context.Executor.Schedule(static state => ((WebSocketCallbacksHandler)state).OnTimer(), this, due);
+            _timer = Context.Executor.Schedule(static state => ((WebSocketChannelHandler)state).OnTimer(), this, due);
         }
     }
 
@@ -84,7 +84,7 @@ public sealed partial class WebSocketCallbacksHandler
             && _session.State == WebSocketSessionState.Open && _time.GetElapsedTime(_unwritableSince) >= slow)
         {
             // The peer stayed above the high water mark too long: 1008, then the close timeout bounds the rest.
-            _session.StartClose((ushort)CloseStatus.PolicyViolation, "slow consumer");
+            _session.StartClose(CloseStatus.PolicyViolation, "slow consumer");
             WebSocketTelemetry.SlowConsumers.Add(1);
             ChannelActions.EnsureReading(Context); // the peer's answer must be read
         }

@@ -1,4 +1,4 @@
-namespace WebSocketCodec.Pipelines;
+namespace WebSocketCodec;
 
 /// <summary>The opening handshake failed: the server refused, answered wrongly, or did not answer in time.</summary>
 public sealed class WebSocketHandshakeException : Exception

@@ -18,7 +18,7 @@ namespace WebSocketCodec.Pipelines;
 /// in bytes and time) until the peer's Close or FIN, and only then is the transport closed, so a reset never erases
 /// our Close.
 /// </summary>
-public sealed partial class WebSocketChannel : IDisposable
+public sealed partial class WebSocketConnection : IDisposable, IAsyncDisposable
 {
     private readonly IDuplexPipe _transport;
     private readonly WebSocketOutput _output;
@@ -42,6 +42,7 @@ public sealed partial class WebSocketChannel : IDisposable
     private long _unwritableSince;
     private bool _slowConsumer;
     private Task? _endingOutput;
+    private IWebSocketFrameListener? _listener;
 
     /// <summary>Creates the websocket for one end of an upgraded connection.</summary>
     /// <param name="transport">The connection's bytes after the handshake (frames that came with the handshake
@@ -49,7 +50,7 @@ public sealed partial class WebSocketChannel : IDisposable
     /// <param name="role">Which end this is: a server expects masked input, a client masks its output.</param>
     /// <param name="options">Limits and timeouts.</param>
     /// <param name="subprotocol">The negotiated subprotocol, for the application to see.</param>
-    public WebSocketChannel(IDuplexPipe transport, WebSocketRole role, WebSocketSessionOptions? options = null, string? subprotocol = null)
+    public WebSocketConnection(IDuplexPipe transport, WebSocketRole role, WebSocketSessionOptions? options = null, string? subprotocol = null)
     {
         ArgumentNullException.ThrowIfNull(transport);
         _transport = transport;
@@ -72,7 +73,7 @@ public sealed partial class WebSocketChannel : IDisposable
     public long UnflushedBytes => _output.Unflushed;
 
     /// <summary>Raised (on the thread pool) when <see cref="IsWritable"/> changes.</summary>
-    public event Action<WebSocketChannel, bool>? WritabilityChanged;
+    public event Action<WebSocketConnection, bool>? WritabilityChanged;
 
     /// <summary>
     /// How to tear the connection down when the output is stuck (a peer that stopped reading, given up by a timer): for
@@ -84,6 +85,9 @@ public sealed partial class WebSocketChannel : IDisposable
 
     /// <summary>Which end this is.</summary>
     public WebSocketRole Role => _session.Role;
+
+    /// <summary>The limits and timeouts in force.</summary>
+    public WebSocketSessionOptions Options => _session.Options;
 
     /// <summary>The negotiated subprotocol, if any.</summary>
     public string? Subprotocol { get; }
@@ -100,20 +104,29 @@ public sealed partial class WebSocketChannel : IDisposable
     /// <summary>Whether the read loop was started (by <c>RunAsync</c>).</summary>
     public bool IsStarted => Volatile.Read(ref _started) != 0;
 
+    /// <summary>Whether a timer ended the websocket (keep-alive, idle or close timeout), whatever else happened.</summary>
+    internal bool TimedOut => _session.Timeout is not null || _closeTimedOut;
+
     internal bool IsOnReadLoop => _loopThread == Environment.CurrentManagedThreadId;
 
     internal bool CanSend => _session.State == WebSocketSessionState.Open && !_output.IsEnded && !_aborted;
 
-    /// <summary>Runs the callbacks API: hands <paramref name="exchange"/> the frame sender, then reads until the
-    /// websocket ends.</summary>
-    public Task<WebSocketCloseInfo> RunAsync(WebSocketExchange exchange, CancellationToken cancellationToken = default)
+    /// <summary>Runs the callbacks API: hands <paramref name="listenerFactory"/> the frame sender, then reads until the
+    /// websocket ends, handing data frames to the listener it returned.</summary>
+    /// <param name="listenerFactory">Given <see cref="Sender"/>, returns the listener of this websocket.</param>
+    /// <param name="cancellationToken">Cancelling aborts the websocket.</param>
+    /// <returns>How the websocket ended.</returns>
+    public Task<WebSocketCloseInfo> RunAsync(
+        Func<WebSocketFrameSender, IWebSocketFrameListener> listenerFactory, CancellationToken cancellationToken = default)
     {
-        ArgumentNullException.ThrowIfNull(exchange);
-        return RunAsync(exchange(Sender), cancellationToken);
+        ArgumentNullException.ThrowIfNull(listenerFactory);
+        return RunAsync(listenerFactory(Sender), cancellationToken);
     }
 
     /// <summary>Reads until the websocket ends, handing data frames to <paramref name="listener"/>; then closes the
     /// transport. Cancelling aborts the websocket (for a graceful end call <see cref="CloseAsync"/>).</summary>
+    /// <param name="listener">Receives the data frames, writability changes and the end.</param>
+    /// <param name="cancellationToken">Cancelling aborts the websocket.</param>
     /// <returns>How the websocket ended (also reported to <see cref="IWebSocketFrameListener.OnClose"/>).</returns>
     public async Task<WebSocketCloseInfo> RunAsync(IWebSocketFrameListener listener, CancellationToken cancellationToken = default)
     {
@@ -123,13 +136,15 @@ public sealed partial class WebSocketChannel : IDisposable
             throw new InvalidOperationException("The websocket is already running.");
         }
 
+        Volatile.Write(ref _listener, listener);
+
         var kind = Role == WebSocketRole.Server ? ActivityKind.Server : ActivityKind.Client;
         using Activity? activity = WebSocketTelemetry.Source.StartActivity("websocket", kind);
         activity?.SetTag("websocket.subprotocol", Subprotocol);
         WebSocketTelemetry.Connections.Add(1);
         WebSocketTelemetry.ActiveConnections.Add(1);
         using CancellationTokenRegistration registration = cancellationToken.UnsafeRegister(
-            static state => ((WebSocketChannel)state!).Abort(), this);
+            static state => ((WebSocketConnection)state!).Abort(), this);
         try
         {
             ArmTimer();
@@ -158,9 +173,7 @@ public sealed partial class WebSocketChannel : IDisposable
             _error = new OperationCanceledException("The websocket was aborted.");
         }
 
-        var info = new WebSocketCloseInfo(
-            _session.ReceivedCloseStatus, _session.ReceivedCloseReason, _session.SentCloseStatus, _session.Violation,
-            _session.Timeout ?? (_closeTimedOut ? SessionTimerResult.CloseTimeout : null), _error);
+        var info = WebSocketCloseInfo.From(_session, _closeTimedOut, _slowConsumer, _aborted, _error);
         Report(info, activity);
         try
         {
@@ -178,7 +191,7 @@ public sealed partial class WebSocketChannel : IDisposable
     /// (the peer's answer is awaited by the read loop within the close timeout; <see cref="Completion"/> then
     /// completes). Does nothing if a Close was sent already. Safe from any thread and from a listener callback.</summary>
     public async ValueTask CloseAsync(
-        ushort status = (ushort)CloseStatus.NormalClosure, string? reason = null, CancellationToken cancellationToken = default)
+        CloseStatus status = CloseStatus.NormalClosure, string? reason = null, CancellationToken cancellationToken = default)
     {
         bool started;
         lock (_output.Sync)
@@ -206,7 +219,7 @@ public sealed partial class WebSocketChannel : IDisposable
     /// if the application never started it (data frames are then discarded), and waits for the peer's Close within the
     /// close timeout.</summary>
     public async Task<WebSocketCloseInfo> CloseAndWaitAsync(
-        ushort status = (ushort)CloseStatus.NormalClosure, string? reason = null, CancellationToken cancellationToken = default)
+        CloseStatus status = CloseStatus.NormalClosure, string? reason = null, CancellationToken cancellationToken = default)
     {
         if (!IsStarted)
         {
@@ -242,6 +255,19 @@ public sealed partial class WebSocketChannel : IDisposable
 
         _output.CancelPendingFlush();
         WakeLoop();
+    }
+
+    /// <summary>Ends the websocket gracefully if it has not ended (<see cref="CloseAndWaitAsync"/> with 1000, bounded by
+    /// the close timeout), then releases it.</summary>
+    /// <returns>Completes when the websocket has ended and its buffers are returned.</returns>
+    public async ValueTask DisposeAsync()
+    {
+        if (!Completion.IsCompleted)
+        {
+            await CloseAndWaitAsync().ConfigureAwait(false);
+        }
+
+        Dispose();
     }
 
     /// <summary>Aborts the websocket if it runs; returns its buffers if it never ran.</summary>
@@ -283,6 +309,7 @@ public sealed partial class WebSocketChannel : IDisposable
             }
         }
 
+        Volatile.Read(ref _listener)?.OnWritabilityChanged(writable);
         WritabilityChanged?.Invoke(this, writable);
     }
 

@@ -1,8 +1,8 @@
 using System.Net.Security;
 
-namespace WebSocketCodec.Pipelines;
+namespace WebSocketCodec;
 
-/// <summary>How <see cref="WebSocketClient"/> connects.</summary>
+/// <summary>How <c>WebSocketClient</c> connects.</summary>
 public sealed record WebSocketClientOptions
 {
     /// <summary>The defaults.</summary>

@@ -7,7 +7,7 @@ using System.Runtime.InteropServices;
 namespace WebSocketCodec.Pipelines;
 
 // The read loop: one <c>ReadAsync</c>, every whole frame dispatched, one <c>AdvanceTo</c>, one flush.
-public sealed partial class WebSocketChannel
+public sealed partial class WebSocketConnection
 {
     private async Task ReadLoopAsync(IWebSocketFrameListener listener)
     {
@@ -93,7 +93,7 @@ public sealed partial class WebSocketChannel
 
                 // On a transport that can end one direction (HTTP/2): Close, then END_STREAM at once, while the session
                 // drains the peer's side; over TCP the output ends with the connection.
-                if (_transport is IHalfClosingDuplexPipe)
+                if (_transport is IHalfClosingDuplexPipe { CanHalfClose: true })
                 {
                     _ = EndOutputAsync(halfCloseOnly: true);
                 }
@@ -155,7 +155,7 @@ public sealed partial class WebSocketChannel
             {
                 // The peer stayed above the high water mark too long: 1008, then the close timeout bounds the rest.
                 _slowConsumer = true;
-                _session.StartClose((ushort)CloseStatus.PolicyViolation, "slow consumer");
+                _session.StartClose(CloseStatus.PolicyViolation, "slow consumer");
                 WebSocketTelemetry.SlowConsumers.Add(1);
             }
 

@@ -1,7 +1,7 @@
 using System.Diagnostics;
 using System.Diagnostics.Metrics;
 
-namespace WebSocketCodec.Pipelines;
+namespace WebSocketCodec;
 
 /// <summary>
 /// The names under which websockets report metrics (<see cref="Meter"/> <c>WebSocketCodec</c>) and traces

@@ -13,7 +13,7 @@ namespace WebSocketCodec.Pipelines;
 /// </summary>
 public sealed class WebSocketFrameSender
 {
-    private readonly WebSocketChannel _channel;
+    private readonly WebSocketConnection _channel;
     private readonly WebSocketOutput _output;
     private readonly FrameEncoder _encoder;
     private OutboundFragmentOrder _order;
@@ -22,7 +22,7 @@ public sealed class WebSocketFrameSender
     /// <summary>Set by the synchronous sends (the listener answered what it read); the read loop clears and reads it.</summary>
     internal bool LoopSent;
 
-    internal WebSocketFrameSender(WebSocketChannel channel, WebSocketOutput output, FrameEncoder encoder)
+    internal WebSocketFrameSender(WebSocketConnection channel, WebSocketOutput output, FrameEncoder encoder)
     {
         _channel = channel;
         _output = output;
@@ -33,12 +33,12 @@ public sealed class WebSocketFrameSender
     public FrameEncoder Encoder => _encoder;
 
     /// <summary>The websocket this sender writes to.</summary>
-    public WebSocketChannel Channel => _channel;
+    public WebSocketConnection Connection => _channel;
 
     /// <summary>Whether data frames may still be sent (no Close sent yet and the transport is up).</summary>
     public bool CanSend => _channel.CanSend;
 
-    /// <summary>Whether outbound bytes are under the high water mark (see <see cref="WebSocketChannel.IsWritable"/>).</summary>
+    /// <summary>Whether outbound bytes are under the high water mark (see <see cref="WebSocketConnection.IsWritable"/>).</summary>
     public bool IsWritable => _output.IsWritable;
 
     /// <summary>Whether the caller is on the read loop, where the synchronous methods may be used.</summary>
@@ -176,8 +176,8 @@ public sealed class WebSocketFrameSender
         Flush(stopped);
     }
 
-    /// <summary>Starts the close handshake (see <see cref="WebSocketChannel.CloseAsync"/>).</summary>
-    public ValueTask CloseAsync(ushort status = (ushort)CloseStatus.NormalClosure, string? reason = null, CancellationToken cancellationToken = default) =>
+    /// <summary>Starts the close handshake (see <see cref="WebSocketConnection.CloseAsync"/>).</summary>
+    public ValueTask CloseAsync(CloseStatus status = CloseStatus.NormalClosure, string? reason = null, CancellationToken cancellationToken = default) =>
         _channel.CloseAsync(status, reason, cancellationToken);
 
     private ArrayBufferWriter<byte> Discard

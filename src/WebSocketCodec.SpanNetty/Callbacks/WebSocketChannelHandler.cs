@@ -8,7 +8,7 @@ namespace WebSocketCodec.SpanNetty;
 /// <summary>
 /// One websocket on a SpanNetty channel, after the opening handshake: the handler decodes every whole frame of each
 /// inbound <c>IByteBuffer</c> in place (payloads unmasked in the buffer's memory, no frame object, no copy, no
-/// allocation), hands data frames to the <see cref="IWebSocketCallbacks"/>, answers Pings, runs the close handshake and
+/// allocation), hands data frames to the <see cref="IWebSocketFrameListener"/>, answers Pings, runs the close handshake and
 /// the timers of the core <see cref="WebSocketSession"/>, and writes what the read cycle produced with one write per
 /// pooled output buffer and one flush when the cycle ends. The session's outbound water marks set the channel's
 /// (reads pause while it is not writable; a peer that stays above the high mark past the slow-consumer timeout gets
@@ -17,10 +17,10 @@ namespace WebSocketCodec.SpanNetty;
 /// </summary>
 /// <remarks>Put it where the byte stream of an upgraded connection arrives (the upgrade handlers do); it passes on
 /// nothing but <c>ChannelInactive</c> and writability events.</remarks>
-public sealed partial class WebSocketCallbacksHandler : ChannelHandlerAdapter
+public sealed partial class WebSocketChannelHandler : ChannelHandlerAdapter
 {
     private readonly WebSocketChannelExchange _exchange;
-    private readonly WebSocketChannelOptions _options;
+    private readonly WebSocketChannelHandlerOptions _options;
     private readonly WebSocketSession _session;
     private readonly TimeProvider _time;
     private readonly TaskCompletionSource<WebSocketCloseInfo> _completion =
@@ -29,7 +29,7 @@ public sealed partial class WebSocketCallbacksHandler : ChannelHandlerAdapter
     private IChannelHandlerContext? _context;
     private ChannelOutput? _output;
     private ChannelFrameSender? _sender;
-    private IWebSocketCallbacks? _callbacks;
+    private IWebSocketFrameListener? _callbacks;
     private bool _answering; // the callbacks sent from the latest read (an echo): reads pause while not writable
 
     /// <summary>Creates the handler of one websocket.</summary>
@@ -38,13 +38,13 @@ public sealed partial class WebSocketCallbacksHandler : ChannelHandlerAdapter
     /// <param name="session">Limits and timeouts of the protocol.</param>
     /// <param name="options">How the channel is used (output sizing, backpressure, drain bound).</param>
     /// <param name="subprotocol">The negotiated subprotocol, for the application to see.</param>
-    public WebSocketCallbacksHandler(
+    public WebSocketChannelHandler(
         WebSocketRole role, WebSocketChannelExchange exchange, WebSocketSessionOptions? session = null,
-        WebSocketChannelOptions? options = null, string? subprotocol = null)
+        WebSocketChannelHandlerOptions? options = null, string? subprotocol = null)
     {
         ArgumentNullException.ThrowIfNull(exchange);
         _exchange = exchange;
-        _options = options ?? WebSocketChannelOptions.Default;
+        _options = options ?? WebSocketChannelHandlerOptions.Default;
         _session = new WebSocketSession(role, session);
         _time = _session.Options.TimeProvider ?? TimeProvider.System;
         Subprotocol = subprotocol;
@@ -193,7 +193,7 @@ public sealed partial class WebSocketCallbacksHandler : ChannelHandlerAdapter
             context.Executor.Execute(static (self, args) =>
             {
                 var (status, reason) = ((ushort, string?))args;
-                ((WebSocketCallbacksHandler)self).StartClose(status, reason);
+                ((WebSocketChannelHandler)self).StartClose(status, reason);
             }, this, (status, reason));
         }
 

@@ -1,42 +1,49 @@
-using WebSocketCodec.Http1;
 
-namespace WebSocketCodec.Pipelines;
+namespace WebSocketCodec;
 
-/// <summary>What a server accepts in an opening handshake, and the websocket's options once open.</summary>
-public sealed record WebSocketAcceptOptions
+/// <summary>What a server accepts in an opening handshake, and the websocket's options once open. The defaults: any
+/// origin, no subprotocol, 10 s handshake timeout, 8 KiB request head, 10,000 open websockets, and
+/// <see cref="WebSocketSessionOptions.Default"/>.</summary>
+/// <remarks>On ASP.NET Core, set them per endpoint with the <c>configure</c> delegate of <c>MapWebSocket</c>, or for
+/// every endpoint with <c>services.Configure&lt;WebSocketAcceptOptions&gt;(...)</c> (the endpoint's delegate runs
+/// after). A server takes a copy when it starts: later changes to the instance do not reach it.</remarks>
+public sealed class WebSocketAcceptOptions
 {
-    /// <summary>The defaults: any origin, no subprotocol, 10 s handshake timeout, 8 KiB request head, 10,000 open
-    /// websockets.</summary>
-    public static WebSocketAcceptOptions Default { get; } = new();
-
     /// <summary>Limits and timeouts of the websocket once open.</summary>
-    public WebSocketSessionOptions Session { get; init; } = WebSocketSessionOptions.Default;
+    public WebSocketSessionOptions Session { get; set; } = WebSocketSessionOptions.Default;
 
     /// <summary>Origins allowed to connect (exact, case-insensitive, e.g. <c>https://example.com</c>); a request with
     /// another <c>Origin</c> gets 403. Null allows every origin; requests without <c>Origin</c> (non-browser clients)
     /// are always allowed.</summary>
-    public IReadOnlyCollection<string>? AllowedOrigins { get; init; }
+    public IReadOnlyCollection<string>? AllowedOrigins { get; set; }
 
     /// <summary>Subprotocols this server speaks, most preferred first: the first one the client also offers is
     /// selected. Ignored when <see cref="SelectSubprotocol"/> is set.</summary>
-    public IReadOnlyList<string> Subprotocols { get; init; } = [];
+    public IReadOnlyList<string> Subprotocols { get; set; } = [];
 
     /// <summary>Picks the subprotocol from the validated request (return one of
     /// <see cref="WebSocketUpgradeRequest.Subprotocols"/>, or null for none).</summary>
-    public Func<WebSocketUpgradeRequest, string?>? SelectSubprotocol { get; init; }
+    public Func<WebSocketUpgradeRequest, string?>? SelectSubprotocol { get; set; }
 
     /// <summary>How long a client may take to send its request head (raw-transport servers only; Kestrel applies its
     /// own request-header timeout on the endpoint path).</summary>
-    public TimeSpan HandshakeTimeout { get; init; } = TimeSpan.FromSeconds(10);
+    public TimeSpan HandshakeTimeout { get; set; } = TimeSpan.FromSeconds(10);
 
     /// <summary>The bound on the request head (431 beyond).</summary>
-    public int MaxRequestHeadLength { get; init; } = HttpHeadParser.DefaultMaxHeadLength;
+    public int MaxRequestHeadLength { get; set; } = HttpHeadParser.DefaultMaxHeadLength;
 
-    /// <summary>The most websockets open at once on one Kestrel endpoint (one <c>MapWebSocketCodec</c>, one
-    /// <c>UseWebSocketCodec</c> listener); a handshake beyond gets 503 and is not upgraded. (The SpanNetty handlers
+    /// <summary>The most websockets open at once on one Kestrel endpoint (one <c>MapWebSocket</c>, one
+    /// <c>UseWebSockets</c> listener); a handshake beyond gets 503 and is not upgraded. (The SpanNetty handlers
     /// are created per connection: there the application's channel initializer keeps the count.)
     /// 10,000 by default: at about 15 KiB per idle websocket that is some 150 MiB; raise it for bigger servers.</summary>
-    public int MaxConcurrentWebSockets { get; init; } = 10_000;
+    public int MaxConcurrentWebSockets { get; set; } = 10_000;
+
+    /// <summary>A copy whose later changes do not reach this instance (the collections are shared: they are read only).</summary>
+    /// <returns>The copy.</returns>
+    internal WebSocketAcceptOptions Clone() => (WebSocketAcceptOptions)MemberwiseClone();
+
+    /// <summary>The defaults, for servers given no options (never changed).</summary>
+    internal static WebSocketAcceptOptions Defaults { get; } = new();
 
     /// <summary>Checks origin and picks the subprotocol for a validated request.</summary>
     /// <returns>A failure (403, or 400 for a selection that was not offered), or none.</returns>

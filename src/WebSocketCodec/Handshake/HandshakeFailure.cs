@@ -1,4 +1,4 @@
-namespace WebSocketCodec.Http1;
+namespace WebSocketCodec;
 
 /// <summary>Why an opening handshake was refused: the HTTP status to answer with and a human-readable message.</summary>
 /// <param name="StatusCode">400 malformed, 403 origin refused, 405 not GET, 426 unsupported version (answered with

@@ -1,8 +1,9 @@
-namespace WebSocketCodec.Pipelines;
+namespace WebSocketCodec;
 
 /// <summary>
-/// Receives a websocket's inbound data frames on its read loop (the callbacks API). Control frames are handled by
-/// the library: Pings are answered, the close handshake is run, and <see cref="OnClose"/> reports the end.
+/// Receives a websocket's inbound data frames on its read loop (a pipe's read loop, a SpanNetty channel's event loop):
+/// the callbacks API of every host. Control frames are handled by the library: Pings are answered, the close
+/// handshake is run, and <see cref="OnClose"/> reports the end.
 /// </summary>
 public interface IWebSocketFrameListener
 {
@@ -22,12 +23,21 @@ public interface IWebSocketFrameListener
     {
     }
 
-    /// <summary>Called once, on the read loop, after every frame of a read was handed over and before the frames the
-    /// listener sent are flushed. A listener that queues work elsewhere returns a pending task to pause reading
-    /// (backpressure).</summary>
+    /// <summary>Called once per read, after every frame of the read was handed over and before the frames the listener
+    /// sent are flushed. A listener that queues work elsewhere returns a pending task to pause reading until it
+    /// completes (backpressure).</summary>
+    /// <param name="cancellationToken">Cancelled when the websocket is aborted.</param>
     ValueTask OnReadCompleteAsync(CancellationToken cancellationToken) => default;
 
+    /// <summary>The websocket's outbound buffer crossed a water mark: <paramref name="writable"/> is false above the
+    /// high water mark and true again below the low one.</summary>
+    /// <param name="writable">Whether sends are accepted without waiting now.</param>
+    void OnWritabilityChanged(bool writable)
+    {
+    }
+
     /// <summary>Called once when the websocket has ended, whichever way.</summary>
+    /// <param name="info">How it ended.</param>
     void OnClose(WebSocketCloseInfo info)
     {
     }

@@ -1,12 +1,11 @@
-using WebSocketCodec.Handshake;
 
-namespace WebSocketCodec.Http1;
+namespace WebSocketCodec;
 
 /// <summary>
 /// A validated RFC 6455 §4.2.1 opening handshake request: GET over HTTP/1.1, exactly one Host, <c>Upgrade:
 /// websocket</c>, <c>Connection: Upgrade</c>, <c>Sec-WebSocket-Version: 13</c> and one valid
 /// <c>Sec-WebSocket-Key</c>, with no request body; or an RFC 8441 extended CONNECT over HTTP/2 (see
-/// <see cref="Http2.WebSocketExtendedConnect"/>), which has no key.
+/// <see cref="WebSocketExtendedConnect"/>), which has no key.
 /// </summary>
 public sealed class WebSocketUpgradeRequest
 {

@@ -1,4 +1,4 @@
-namespace WebSocketCodec.Http1;
+namespace WebSocketCodec;
 
 /// <summary>Header fields by case-insensitive name, from our parser or from a server's request object.</summary>
 public interface IHttpHeaderSource

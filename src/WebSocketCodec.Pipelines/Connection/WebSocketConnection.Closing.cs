@@ -7,7 +7,7 @@ using System.Runtime.InteropServices;
 namespace WebSocketCodec.Pipelines;
 
 // Closing: the bounded drain, timers, completing the transport, and reporting the end.
-public sealed partial class WebSocketChannel
+public sealed partial class WebSocketConnection
 {
     /// <summary>After the close exchange, as a client: reads and discards input until the server's FIN, for at most
     /// the close timeout and <see cref="WebSocketSessionOptions.MaxDrainBytes"/>; running out of either counts as a
@@ -61,7 +61,7 @@ public sealed partial class WebSocketChannel
             return;
         }
 
-        _timer ??= _time.CreateTimer(static state => ((WebSocketChannel)state!).OnTimerFired(), this,
+        _timer ??= _time.CreateTimer(static state => ((WebSocketConnection)state!).OnTimerFired(), this,
             System.Threading.Timeout.InfiniteTimeSpan, System.Threading.Timeout.InfiniteTimeSpan);
         _timer.Change(due, System.Threading.Timeout.InfiniteTimeSpan);
     }
@@ -90,7 +90,7 @@ public sealed partial class WebSocketChannel
     /// </summary>
     private Task EndOutputAsync(bool halfCloseOnly)
     {
-        if (halfCloseOnly && _transport is not IHalfClosingDuplexPipe)
+        if (halfCloseOnly && _transport is not IHalfClosingDuplexPipe { CanHalfClose: true })
         {
             return Task.CompletedTask;
         }
@@ -131,7 +131,7 @@ public sealed partial class WebSocketChannel
 
         try
         {
-            if (halfClose && _transport is IHalfClosingDuplexPipe halfClosing)
+            if (halfClose && _transport is IHalfClosingDuplexPipe { CanHalfClose: true } halfClosing)
             {
                 await halfClosing.CloseOutputAsync().ConfigureAwait(false);
             }
@@ -164,11 +164,7 @@ public sealed partial class WebSocketChannel
 
     private static void Report(WebSocketCloseInfo info, Activity? activity)
     {
-        string initiator = info.Violation != ProtocolViolation.None ? "violation"
-            : info.Timeout is not null ? "timeout"
-            : info.Error is not null ? "error"
-            : info.ReceivedStatus is null ? "transport"
-            : "peer-or-local";
+        string initiator = info.EndReason.ToString();
         WebSocketTelemetry.Closes.Add(
             1, new KeyValuePair<string, object?>("websocket.close.status", (int)info.Status),
             new KeyValuePair<string, object?>("websocket.close.cause", initiator));

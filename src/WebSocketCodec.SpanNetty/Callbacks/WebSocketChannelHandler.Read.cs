@@ -8,7 +8,7 @@ namespace WebSocketCodec.SpanNetty;
 
 // Reading: every whole frame of an inbound buffer, decoded in place; the session carries a header split between two
 // buffers, gathers a frame that spans several, and drains frame by frame after a violation.
-public sealed partial class WebSocketCallbacksHandler
+public sealed partial class WebSocketChannelHandler
 {
     /// <inheritdoc />
     public override void ChannelRead(IChannelHandlerContext context, object message)
@@ -110,7 +110,7 @@ public sealed partial class WebSocketCallbacksHandler
         }
     }
 
-    private struct CallbacksHandler(IWebSocketCallbacks callbacks) : IFrameHandler
+    private struct CallbacksHandler(IWebSocketFrameListener callbacks) : IFrameHandler
     {
         [MethodImpl(MethodImplOptions.AggressiveInlining)]
         public readonly bool OnFrame(WebSocketOpcode opcode, bool fin, int rsv, Span<byte> payload)
