@@ -3,7 +3,7 @@ using System.IO.Pipelines;
 namespace WebSocketCodec.Benchmarks;
 
 /// <summary>A stream over two pipes (reads from one, writes to the other), for ManagedWebSocket in the echo
-/// benchmark: the same in-memory transport our <c>WebSocketChannel</c> runs on.</summary>
+/// benchmark: the same in-memory transport our <c>WebSocketConnection</c> runs on.</summary>
 internal sealed class DuplexPipeStream(PipeReader input, PipeWriter output) : Stream
 {
     private readonly Stream _input = input.AsStream();

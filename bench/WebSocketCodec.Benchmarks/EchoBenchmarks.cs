@@ -8,7 +8,7 @@ namespace WebSocketCodec.Benchmarks;
 
 /// <summary>
 /// A server echoing <see cref="Frames"/> masked binary frames over in-memory pipes, end to end: ours is a
-/// <see cref="WebSocketChannel"/> with a callbacks listener that echoes each frame from the read loop (one flush per
+/// <see cref="WebSocketConnection"/> with a callbacks listener that echoes each frame from the read loop (one flush per
 /// read); the baseline is ManagedWebSocket (the codec behind ASP.NET Core's WebSockets) on a stream over the same
 /// pipes, in the usual receive/send loop. Each operation writes the batch and waits for every echoed byte. Results
 /// are per frame; the pipes reuse their memory, so allocations are the codecs' own.
@@ -22,7 +22,7 @@ public class EchoBenchmarks
     private Transport _ours = null!;
     private Transport _managed = null!;
     private Transport _raw = null!;
-    private WebSocketChannel _channel = null!;
+    private WebSocketConnection _channel = null!;
     private WebSocket _socket = null!;
     private Task _oursServer = Task.CompletedTask;
     private Task _managedServer = Task.CompletedTask;
@@ -39,7 +39,7 @@ public class EchoBenchmarks
         _batch = WireFrames.Binary(Frames, PayloadLength, masked: true);
         _expected = WireFrames.Binary(Frames, PayloadLength, masked: false);
         _ours = new Transport();
-        _channel = new WebSocketChannel(_ours.Server, WebSocketRole.Server);
+        _channel = new WebSocketConnection(_ours.Server, WebSocketRole.Server);
         _oursServer = _channel.RunAsync(sender => new EchoListener(sender));
         _managed = new Transport();
         _socket = WebSocket.CreateFromStream(

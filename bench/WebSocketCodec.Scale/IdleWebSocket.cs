@@ -10,7 +10,7 @@ namespace WebSocketCodec.Scale;
 
 /// <summary>
 /// One mostly idle websocket of the load: a socket bound to a chosen source address, our client's HTTP/1.1 handshake
-/// (<see cref="WebSocketClient.HandshakeAsync"/>) over a <see cref="StreamDuplexPipe"/>, then batches of masked binary
+/// (<see cref="WebSocketClient.HandshakeAsync"/>) over a <see cref="StreamTransport"/>, then batches of masked binary
 /// messages whose echoes it times. It reads frames masked or not, so a byte echo (<c>raw-upgrade</c>, which returns the
 /// client's masked frames) counts the same as a websocket echo; it answers Pings and closes with a Close exchange.
 /// Every message's payload starts with its send time (8 bytes) and its number on this websocket (4 bytes).
@@ -20,7 +20,7 @@ internal sealed class IdleWebSocket
     private const int StampLength = 12;
     private static readonly byte[] Filler = CreateFiller();
     private readonly Socket _socket;
-    private readonly StreamDuplexPipe _pipe;
+    private readonly StreamTransport _pipe;
     private readonly SemaphoreSlim _writing = new(1, 1);
     private readonly LoadStats _stats;
     private int _sent;
@@ -28,7 +28,7 @@ internal sealed class IdleWebSocket
     private volatile bool _closing;
     private volatile bool _closeReceived;
 
-    private IdleWebSocket(Socket socket, StreamDuplexPipe pipe, LoadStats stats)
+    private IdleWebSocket(Socket socket, StreamTransport pipe, LoadStats stats)
     {
         _socket = socket;
         _pipe = pipe;
@@ -54,12 +54,12 @@ internal sealed class IdleWebSocket
         long start = Stopwatch.GetTimestamp();
         var socket = new Socket(SocketType.Stream, ProtocolType.Tcp) { NoDelay = true };
         using var deadline = new CancellationTokenSource(timeout);
-        StreamDuplexPipe? pipe = null;
+        StreamTransport? pipe = null;
         try
         {
             SourceAddresses.BindWithoutPort(socket, source);
             await socket.ConnectAsync(server, deadline.Token);
-            pipe = new StreamDuplexPipe(new NetworkStream(socket, ownsSocket: true), bufferSize: 4096);
+            pipe = new StreamTransport(new NetworkStream(socket, ownsSocket: true), bufferSize: 4096);
             var uri = new Uri($"ws://{server}/");
             await WebSocketClient.HandshakeAsync(pipe, uri, WebSocketClientOptions.Default, deadline.Token);
             stats.RecordHandshake(Stopwatch.GetElapsedTime(start));

@@ -8,7 +8,7 @@ namespace WebSocketCodec.SpanNetty.Benchmarks;
 
 /// <summary>
 /// Decoding <see cref="Frames"/> masked binary frames arriving in one pooled buffer, through an EmbeddedChannel: ours
-/// (<see cref="WebSocketCallbacksHandler"/>: decoded, validated and unmasked in place, handed over as spans) against
+/// (<see cref="WebSocketChannelHandler"/>: decoded, validated and unmasked in place, handed over as spans) against
 /// SpanNetty's <c>WebSocket13FrameDecoder</c> (a frame object and a payload copy per frame, read and released here).
 /// Both pay the same copy of the wire bytes into the buffer. Results are per frame.
 /// </summary>
@@ -29,7 +29,7 @@ public class SpanNettyDecodeBenchmarks
     public void Setup()
     {
         _wire = WireFrames.Binary(Frames, PayloadLength, masked: true);
-        _ours = new EmbeddedChannel(new WebSocketCallbacksHandler(WebSocketRole.Server, _ => _counting));
+        _ours = new EmbeddedChannel(new WebSocketChannelHandler(WebSocketRole.Server, _ => _counting));
         _builtin = new EmbeddedChannel(new WebSocket13FrameDecoder(expectMaskedFrames: true, allowExtensions: false, maxFramePayloadLength: 1 << 20));
         // Once, checking content: both must see every payload byte as sent.
         long expected = Frames * WireFrames.Payload(PayloadLength).Sum(b => (long)b);
@@ -91,7 +91,7 @@ public class SpanNettyDecodeBenchmarks
         return input;
     }
 
-    private sealed class Counting : IWebSocketCallbacks
+    private sealed class Counting : IWebSocketFrameListener
     {
         public long Bytes { get; set; }
 

@@ -38,7 +38,7 @@ public class SpanNettyEncodeBenchmarks
         _payload = WireFrames.Payload(PayloadLength);
         _payloadBuffer = PooledByteBufferAllocator.Default.Buffer(PayloadLength);
         _payloadBuffer.WriteBytes(_payload);
-        _ours = new EmbeddedChannel(new WebSocketCallbacksHandler(Masked ? WebSocketRole.Client : WebSocketRole.Server, sender =>
+        _ours = new EmbeddedChannel(new WebSocketChannelHandler(Masked ? WebSocketRole.Client : WebSocketRole.Server, sender =>
         {
             _sender = sender;
             return new NoCallbacks();
@@ -110,7 +110,7 @@ public class SpanNettyEncodeBenchmarks
         return bytes;
     }
 
-    private sealed class NoCallbacks : IWebSocketCallbacks
+    private sealed class NoCallbacks : IWebSocketFrameListener
     {
         public void OnFrame(WebSocketOpcode opcode, bool fin, int rsv, Span<byte> payload)
         {

@@ -10,7 +10,7 @@ namespace WebSocketCodec.Samples.EchoServer;
 internal static class OurEcho
 {
     public static void Map(IEndpointRouteBuilder endpoints, string path, WebSocketAcceptOptions accept) =>
-        endpoints.MapWebSocketCodec(path, (_, sender) => new WebSocketMessageListener(sender, Echo, accept.Session.Pool), accept);
+        endpoints.MapWebSocket(path, (_, sender) => new WebSocketMessageListener(sender, Echo, accept.Session.Pool), accept);
 
     // After our Close (a shutdown's 1001, an idle timeout) Send drops the frame and returns false: no guard needed.
     private static void Echo(WebSocketFrameSender sender, WebSocketMessageType type, ReadOnlySpan<byte> payload) =>

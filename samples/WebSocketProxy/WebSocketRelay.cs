@@ -16,11 +16,11 @@ internal static class WebSocketRelay
         using var handshakeTimeout = CancellationTokenSource.CreateLinkedTokenSource(tunnel.Context.RequestAborted);
         handshakeTimeout.CancelAfter(TimeSpan.FromSeconds(10));
         string? subprotocol;
-        StreamDuplexPipe backendPipe;
+        StreamTransport backendPipe;
         try
         {
             await socket.ConnectAsync(target.Host, target.Port, handshakeTimeout.Token);
-            backendPipe = new StreamDuplexPipe(new NetworkStream(socket, ownsSocket: false));
+            backendPipe = new StreamTransport(new NetworkStream(socket, ownsSocket: false));
             var headers = new List<KeyValuePair<string, string>>
             {
                 new("X-Forwarded-For", tunnel.Context.Connection.RemoteIpAddress?.ToString() ?? "unknown"),

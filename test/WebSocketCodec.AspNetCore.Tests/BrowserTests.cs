@@ -61,7 +61,7 @@ public sealed class BrowserTests(ChromiumFixture chromium, ITestOutputHelper out
                 reported.TrySetResult(await JsonSerializer.DeserializeAsync<JsonElement>(context.Request.Body));
                 return Results.Ok();
             });
-            app.MapWebSocketCodec(
+            app.MapWebSocket(
                 "/echo",
                 (_, sender) => new WebSocketMessageListener(sender, (s, type, payload) =>
                     s.Send(type == System.Net.WebSockets.WebSocketMessageType.Text ? WebSocketOpcode.Text : WebSocketOpcode.Binary, payload),

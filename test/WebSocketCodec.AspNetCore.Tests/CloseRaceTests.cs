@@ -25,7 +25,7 @@ public sealed class CloseRaceTests
         var streaming = new TaskCompletionSource(TaskCreationOptions.RunContinuationsAsynchronously);
         WebApplication app = SampleHosting.CreateBuilder("127.0.0.1", 0, tls: false).Build();
         var session = new WebSocketSessionOptions { IdleTimeout = cause == "idle" ? TimeSpan.FromMilliseconds(300) : TimeSpan.Zero };
-        app.MapWebSocketCodec("/race", async (context, channel) =>
+        app.MapWebSocket("/race", async (context, channel) =>
         {
             // The loop echoes every message (sends that stop at our Close: Send returns false); a task sends without
             // pause (SendAsync refuses once the Close is sent).

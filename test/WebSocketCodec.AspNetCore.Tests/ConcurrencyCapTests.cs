@@ -29,7 +29,7 @@ public sealed class ConcurrencyCapTests
             using var invoker = new HttpMessageInvoker(WebSocketHttp2Client.CreateHandler());
             using var bound = new CancellationTokenSource(TimeSpan.FromSeconds(20));
             await using MessageWebSocket overHttp1 = await WebSocketClient.ConnectMessagesAsync(url, cancellationToken: bound.Token);
-            WebSocketChannel overHttp2 = await WebSocketHttp2Client.ConnectAsync(invoker, url, cancellationToken: bound.Token);
+            WebSocketConnection overHttp2 = await WebSocketHttp2Client.ConnectAsync(invoker, url, cancellationToken: bound.Token);
             await using MessageWebSocket second = new MessageWebSocket(overHttp2).Start(bound.Token);
 
             var refusedH1 = await Assert.ThrowsAsync<WebSocketHandshakeException>(() => WebSocketClient.ConnectAsync(url, cancellationToken: bound.Token));
@@ -81,6 +81,6 @@ public sealed class ConcurrencyCapTests
     {
         WebApplication app = SampleHosting.CreateBuilder("127.0.0.1", 0, tls: false).Build();
         Assert.Throws<ArgumentOutOfRangeException>(() =>
-            app.MapWebSocketCodec("/none", (_, _) => Task.CompletedTask, new WebSocketAcceptOptions { MaxConcurrentWebSockets = 0 }));
+            app.MapWebSocket("/none", (_, _) => Task.CompletedTask, new WebSocketAcceptOptions { MaxConcurrentWebSockets = 0 }));
     }
 }

@@ -21,9 +21,9 @@ public sealed class EndpointTests : IAsyncLifetime
         };
         _host = await KestrelHost.StartAsync(app =>
         {
-            app.MapWebSocketCodec("/ws", (_, sender) => new WebSocketMessageListener(sender, Echo), options);
-            app.MapWebSocketCodec("/returns", (_, _) => Task.CompletedTask);
-            app.MapWebSocketCodec("/throws", Task (HttpContext _, WebSocketChannel _) => throw new InvalidOperationException("application bug"));
+            app.MapWebSocket("/ws", (_, sender) => new WebSocketMessageListener(sender, Echo), options);
+            app.MapWebSocket("/returns", (_, _) => Task.CompletedTask);
+            app.MapWebSocket("/throws", Task (HttpContext _, WebSocketConnection _) => throw new InvalidOperationException("application bug"));
             app.MapWebSocketMessages("/rooms/{room}", async (context, socket) =>
             {
                 await socket.SendTextAsync($"room {context.GetRouteValue("room")} via {context.Request.Protocol}");
@@ -128,7 +128,7 @@ public sealed class EndpointTests : IAsyncLifetime
     public async Task ShutdownClosesOpenWebSocketsWith1001()
     {
         await using KestrelHost host = await KestrelHost.StartAsync(app =>
-            app.MapWebSocketCodec("/ws", (_, sender) => new WebSocketMessageListener(sender, Echo)));
+            app.MapWebSocket("/ws", (_, sender) => new WebSocketMessageListener(sender, Echo)));
         await using MessageWebSocket socket = await WebSocketClient.ConnectMessagesAsync(host.WebSocketUrl("/ws"));
         Task stopping = host.App.StopAsync(RawHttp.Timeout());
         Assert.Null(await socket.ReceiveAsync(RawHttp.Timeout()));

@@ -11,7 +11,7 @@ public sealed class FastPathTests : IAsyncLifetime
     private KestrelHost _host = null!;
 
     public async Task InitializeAsync() =>
-        _host = await KestrelHost.StartAsync(listen: listen => listen.UseWebSocketCodec(
+        _host = await KestrelHost.StartAsync(listen: listen => listen.UseWebSockets(
             (_, channel) => channel.RunAsync(sender => new WebSocketMessageListener(sender, Echo)),
             new WebSocketAcceptOptions { HandshakeTimeout = TimeSpan.FromSeconds(2), MaxConcurrentWebSockets = 2 },
             path => path == "/fast"));

@@ -31,7 +31,7 @@ public sealed class CloseExchangeServers : IAsyncLifetime
     {
         WebApplication app = SampleHosting.CreateBuilder("127.0.0.1", 0, tls).Build();
         var options = new WebSocketAcceptOptions { Session = new WebSocketSessionOptions { CloseTimeout = TimeSpan.FromSeconds(60) } };
-        app.MapWebSocketCodec("/echo", async (context, channel) =>
+        app.MapWebSocket("/echo", async (context, channel) =>
         {
             WebSocketCloseInfo info = await channel.RunAsync(
                 sender => new WebSocketMessageListener(sender, static (s, type, payload) =>

@@ -30,7 +30,7 @@ public sealed class StreamingPeersTests(ITestOutputHelper output)
     {
         var serverSide = new TaskCompletionSource<(long Received, WebSocketCloseInfo Info)>(TaskCreationOptions.RunContinuationsAsynchronously);
         WebApplication app = SampleHosting.CreateBuilder("127.0.0.1", 0, tls: false).Build();
-        app.MapWebSocketCodec("/stream", async (context, channel) =>
+        app.MapWebSocket("/stream", async (context, channel) =>
         {
             try
             {
@@ -46,7 +46,7 @@ public sealed class StreamingPeersTests(ITestOutputHelper output)
         {
             var url = new Uri($"ws://{SampleHosting.BaseUrl(app).Authority}/stream");
             using var invoker = new HttpMessageInvoker(WebSocketHttp2Client.CreateHandler());
-            WebSocketChannel client = http2
+            WebSocketConnection client = http2
                 ? await WebSocketHttp2Client.ConnectAsync(invoker, url, new WebSocketClientOptions { Session = Session })
                 : await WebSocketClient.ConnectAsync(url, new WebSocketClientOptions { Session = Session });
             using var bound = new CancellationTokenSource(TimeSpan.FromSeconds(60));
@@ -69,7 +69,7 @@ public sealed class StreamingPeersTests(ITestOutputHelper output)
 
     /// <summary>Sends <see cref="Volume"/> bytes from a task while the read loop counts what arrives; the client closes
     /// once both are done, the server waits for its Close.</summary>
-    private static async Task<(long Received, WebSocketCloseInfo Info)> StreamAsync(WebSocketChannel channel, bool closeWhenDone, CancellationToken cancellationToken)
+    private static async Task<(long Received, WebSocketCloseInfo Info)> StreamAsync(WebSocketConnection channel, bool closeWhenDone, CancellationToken cancellationToken)
     {
         var counter = new CountingListener(Volume);
         Task<WebSocketCloseInfo> run = channel.RunAsync(counter, cancellationToken);

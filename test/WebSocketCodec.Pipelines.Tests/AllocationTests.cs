@@ -52,7 +52,7 @@ public sealed class AllocationTests
         // Blocks for both pipes at their pause thresholds, and a locked (not per-thread) pool for frames gathered across
         // reads: the loop moves between threads, so a per-thread cache would refill now and then.
         var loop = new Loopback(pauseWriterThreshold: 256 * 1024, pool: new BlockPool(preallocate: 1024));
-        var channel = new WebSocketChannel(loop.Server, WebSocketRole.Server, new WebSocketSessionOptions { Pool = System.Buffers.ArrayPool<byte>.Create() });
+        var channel = new WebSocketConnection(loop.Server, WebSocketRole.Server, new WebSocketSessionOptions { Pool = System.Buffers.ArrayPool<byte>.Create() });
         MeasuringEcho? echo = null;
         Task<WebSocketCloseInfo> run = channel.RunAsync(sender => echo = new MeasuringEcho(sender), Loopback.Timeout(60));
         byte[] payload = new byte[length];

@@ -32,7 +32,7 @@ public sealed class ChannelViolationTests
     {
         var loop = new Loopback();
         var pool = new CountingPool();
-        var channel = new WebSocketChannel(loop.Server, WebSocketRole.Server, new WebSocketSessionOptions { Pool = pool });
+        var channel = new WebSocketConnection(loop.Server, WebSocketRole.Server, new WebSocketSessionOptions { Pool = pool });
         var listener = new RecordingListener();
         Task<WebSocketCloseInfo> run = channel.RunAsync(listener, Loopback.Timeout());
 
@@ -72,7 +72,7 @@ public sealed class ChannelViolationTests
     public async Task ViolationSplitByteByByteGivesTheSameClose()
     {
         var loop = new Loopback();
-        var channel = new WebSocketChannel(loop.Server, WebSocketRole.Server);
+        var channel = new WebSocketConnection(loop.Server, WebSocketRole.Server);
         Task<WebSocketCloseInfo> run = channel.RunAsync(new RecordingListener(), Loopback.Timeout());
         byte[] text = ClientFrames.Frame(WebSocketOpcode.Text, "abc\xFF"u8.ToArray());
         byte[] bad = ClientFrames.Frame(WebSocketOpcode.Text, [.. "κόσμε"u8, 0xED, 0xA0, 0x80]); // a surrogate
@@ -89,7 +89,7 @@ public sealed class ChannelViolationTests
     public async Task APeerThatNeverAnswersIsDroppedAfterTheCloseTimeout()
     {
         var loop = new Loopback();
-        var channel = new WebSocketChannel(loop.Server, WebSocketRole.Server, new WebSocketSessionOptions { CloseTimeout = TimeSpan.FromMilliseconds(200) });
+        var channel = new WebSocketConnection(loop.Server, WebSocketRole.Server, new WebSocketSessionOptions { CloseTimeout = TimeSpan.FromMilliseconds(200) });
         Task<WebSocketCloseInfo> run = channel.RunAsync(new RecordingListener(), Loopback.Timeout());
         await loop.SendAsync(0x82, 0x02, 0x01, 0x02); // unmasked
         WebSocketCloseInfo info = await run.WaitAsync(Loopback.Timeout());
@@ -102,7 +102,7 @@ public sealed class ChannelViolationTests
     public async Task AListenerExceptionClosesWith1011AndIsReported()
     {
         var loop = new Loopback();
-        var channel = new WebSocketChannel(loop.Server, WebSocketRole.Server);
+        var channel = new WebSocketConnection(loop.Server, WebSocketRole.Server);
         var listener = new RecordingListener { OnEach = (_, _, _) => throw new InvalidOperationException("app bug") };
         Task<WebSocketCloseInfo> run = channel.RunAsync(listener, Loopback.Timeout());
         await loop.SendAsync(ClientFrames.Frame(WebSocketOpcode.Text, "x"u8));

@@ -2,7 +2,6 @@ using System.Buffers;
 using System.Net;
 using System.Net.Sockets;
 using System.Text;
-using WebSocketCodec.Handshake;
 
 namespace WebSocketCodec.Pipelines.Tests;
 
@@ -114,7 +113,7 @@ public sealed class ClientTests
     {
         var loop = new Loopback();
         // The loopback's "server" end plays our client here: it expects unmasked input.
-        var channel = new WebSocketChannel(loop.Server, WebSocketRole.Client);
+        var channel = new WebSocketConnection(loop.Server, WebSocketRole.Client);
         Task<WebSocketCloseInfo> run = channel.RunAsync(new RecordingListener(), Loopback.Timeout());
         await loop.SendAsync(ClientFrames.Frame(WebSocketOpcode.Text, "masked"u8));
         byte[] wire = await loop.ReadAsync(8);

@@ -12,8 +12,8 @@ public sealed class MessageApiTests
         var loop = new Loopback();
         var pool = new CountingPool();
         options = (options ?? new WebSocketSessionOptions()) with { Pool = pool };
-        var server = new MessageWebSocket(new WebSocketChannel(loop.Server, WebSocketRole.Server, options), pool).Start();
-        var client = new MessageWebSocket(new WebSocketChannel(loop.Client, WebSocketRole.Client, options), pool).Start();
+        var server = new MessageWebSocket(new WebSocketConnection(loop.Server, WebSocketRole.Server, options), pool).Start();
+        var client = new MessageWebSocket(new WebSocketConnection(loop.Client, WebSocketRole.Client, options), pool).Start();
         return (server, client, pool);
     }
 
@@ -62,7 +62,7 @@ public sealed class MessageApiTests
     {
         var loop = new Loopback();
         var pool = new CountingPool();
-        await using var server = new MessageWebSocket(new WebSocketChannel(loop.Server, WebSocketRole.Server, new() { Pool = pool }), pool).Start();
+        await using var server = new MessageWebSocket(new WebSocketConnection(loop.Server, WebSocketRole.Server, new() { Pool = pool }), pool).Start();
         await loop.SendAsync([
             .. ClientFrames.Frame(WebSocketOpcode.Text, "Grü"u8[..3], fin: false),
             .. ClientFrames.Frame(WebSocketOpcode.Ping, "1"u8),
@@ -103,7 +103,7 @@ public sealed class MessageApiTests
     {
         var loop = new Loopback();
         var pool = new CountingPool();
-        var server = new MessageWebSocket(new WebSocketChannel(loop.Server, WebSocketRole.Server, new() { Pool = pool }), pool, maxQueuedMessages: 2).Start();
+        var server = new MessageWebSocket(new WebSocketConnection(loop.Server, WebSocketRole.Server, new() { Pool = pool }), pool, maxQueuedMessages: 2).Start();
         for (int i = 0; i < 5; i++)
         {
             await loop.SendAsync(ClientFrames.Frame(WebSocketOpcode.Binary, [(byte)i]));
@@ -132,7 +132,7 @@ public sealed class MessageApiTests
     {
         var loop = new Loopback();
         var pool = new CountingPool();
-        var server = new MessageWebSocket(new WebSocketChannel(loop.Server, WebSocketRole.Server, new() { Pool = pool }), pool, maxQueuedMessages: 1).Start();
+        var server = new MessageWebSocket(new WebSocketConnection(loop.Server, WebSocketRole.Server, new() { Pool = pool }), pool, maxQueuedMessages: 1).Start();
         await loop.SendAsync([.. ClientFrames.Frame(WebSocketOpcode.Binary, [1]), .. ClientFrames.Frame(WebSocketOpcode.Binary, [2])]);
         await Task.Delay(50);
         await server.DisposeAsync().AsTask().WaitAsync(Loopback.Timeout());
@@ -143,8 +143,8 @@ public sealed class MessageApiTests
     public async Task TheWebSocketAdapterBehavesLikeClientWebSocket()
     {
         var loop = new Loopback();
-        using WebSocket server = new PipeWebSocket(new WebSocketChannel(loop.Server, WebSocketRole.Server, subprotocol: "chat"));
-        using WebSocket client = new PipeWebSocket(new WebSocketChannel(loop.Client, WebSocketRole.Client));
+        using WebSocket server = new PipeWebSocket(new WebSocketConnection(loop.Server, WebSocketRole.Server, subprotocol: "chat"));
+        using WebSocket client = new PipeWebSocket(new WebSocketConnection(loop.Client, WebSocketRole.Client));
         Assert.Equal(WebSocketState.Open, server.State);
         Assert.Equal("chat", server.SubProtocol);
 
@@ -184,7 +184,7 @@ public sealed class MessageApiTests
         var time = new FakeTimeProvider();
         var loop = new Loopback();
         var options = new WebSocketSessionOptions { TimeProvider = time, KeepAliveInterval = TimeSpan.FromSeconds(10), KeepAliveTimeout = TimeSpan.FromSeconds(5) };
-        var channel = new WebSocketChannel(loop.Server, WebSocketRole.Server, options);
+        var channel = new WebSocketConnection(loop.Server, WebSocketRole.Server, options);
         Task<WebSocketCloseInfo> run = channel.RunAsync(new RecordingListener(), Loopback.Timeout());
         await Task.Delay(50);
         time.Advance(TimeSpan.FromSeconds(10));
@@ -225,7 +225,7 @@ public sealed class MessageApiTests
         var time = new FakeTimeProvider();
         var loop = new Loopback();
         var options = new WebSocketSessionOptions { TimeProvider = time, IdleTimeout = TimeSpan.FromSeconds(30), CloseTimeout = TimeSpan.FromSeconds(3) };
-        var channel = new WebSocketChannel(loop.Server, WebSocketRole.Server, options);
+        var channel = new WebSocketConnection(loop.Server, WebSocketRole.Server, options);
         Task<WebSocketCloseInfo> run = channel.RunAsync(new RecordingListener(), Loopback.Timeout());
         await Task.Delay(50);
         time.Advance(TimeSpan.FromSeconds(29));

@@ -11,7 +11,7 @@ public sealed class MessageQueueBoundsTests
     {
         var loop = new Loopback();
         var pool = new CountingPool();
-        var channel = new WebSocketChannel(loop.Server, WebSocketRole.Server, new() { Pool = pool });
+        var channel = new WebSocketConnection(loop.Server, WebSocketRole.Server, new() { Pool = pool });
         var server = new MessageWebSocket(channel, pool, maxQueuedMessages: 1000, maxQueuedBytes: 10_000).Start();
 
         // Each message in its own read: after three (12,000 B) the loop stops reading, so a Ping behind them waits.
@@ -47,7 +47,7 @@ public sealed class MessageQueueBoundsTests
     {
         var loop = new Loopback();
         var pool = new CountingPool();
-        var socket = new PipeWebSocket(new WebSocketChannel(loop.Server, WebSocketRole.Server, new() { Pool = pool }));
+        var socket = new PipeWebSocket(new WebSocketConnection(loop.Server, WebSocketRole.Server, new() { Pool = pool }));
         await loop.SendAsync([.. ClientFrames.Frame(WebSocketOpcode.Binary, [1, 2, 3]), .. ClientFrames.Frame(WebSocketOpcode.Text, "x"u8)]);
         byte[] buffer = new byte[2];
         ValueWebSocketReceiveResult partial = await socket.ReceiveAsync(buffer.AsMemory(), Loopback.Timeout());

@@ -29,7 +29,7 @@ public sealed class OutboundTests
             KeepAliveInterval = TimeSpan.FromMilliseconds(200), KeepAliveTimeout = TimeSpan.FromMilliseconds(200),
             SlowConsumerTimeout = TimeSpan.Zero,
         };
-        var channel = new WebSocketChannel(loop.Server, WebSocketRole.Server, options);
+        var channel = new WebSocketConnection(loop.Server, WebSocketRole.Server, options);
         var listener = new EchoListener { Sender = channel.Sender };
         Task<WebSocketCloseInfo> run = channel.RunAsync(listener, Loopback.Timeout());
 
@@ -58,7 +58,7 @@ public sealed class OutboundTests
     {
         var loop = new Loopback(pauseWriterThreshold: 16 * 1024);
         var options = new WebSocketSessionOptions { OutboundHighWaterMark = 32 * 1024, OutboundLowWaterMark = 8 * 1024, SlowConsumerTimeout = TimeSpan.Zero };
-        var channel = new WebSocketChannel(loop.Server, WebSocketRole.Server, options);
+        var channel = new WebSocketConnection(loop.Server, WebSocketRole.Server, options);
         var changes = new List<bool>();
         channel.WritabilityChanged += (_, writable) => { lock (changes) { changes.Add(writable); } };
         Task<WebSocketCloseInfo> run = channel.RunAsync(new RecordingListener(), Loopback.Timeout());
@@ -107,7 +107,7 @@ public sealed class OutboundTests
     public async Task SendsAfterOurCloseAreDroppedAndTheCloseStaysGraceful()
     {
         var loop = new Loopback();
-        var channel = new WebSocketChannel(loop.Server, WebSocketRole.Server);
+        var channel = new WebSocketConnection(loop.Server, WebSocketRole.Server);
         var listener = new EchoListener { Sender = channel.Sender };
         Task<WebSocketCloseInfo> run = channel.RunAsync(listener, Loopback.Timeout());
 
@@ -129,7 +129,7 @@ public sealed class OutboundTests
     public async Task DataSendersRefuseACloseFrame()
     {
         var loop = new Loopback();
-        var channel = new WebSocketChannel(loop.Server, WebSocketRole.Server);
+        var channel = new WebSocketConnection(loop.Server, WebSocketRole.Server);
         Task<WebSocketCloseInfo> run = channel.RunAsync(new RecordingListener(), Loopback.Timeout());
         await Assert.ThrowsAsync<ArgumentException>(async () => await channel.Sender.SendAsync(WebSocketOpcode.Close, new byte[] { 3, 232 }));
         Assert.Throws<ArgumentException>(() => channel.Sender.TrySend(WebSocketOpcode.Close, [3, 232]));
@@ -147,7 +147,7 @@ public sealed class OutboundTests
             OutboundHighWaterMark = 32 * 1024, OutboundLowWaterMark = 8 * 1024,
             SlowConsumerTimeout = TimeSpan.FromMilliseconds(300), CloseTimeout = TimeSpan.FromMilliseconds(300),
         };
-        var channel = new WebSocketChannel(loop.Server, WebSocketRole.Server, options);
+        var channel = new WebSocketConnection(loop.Server, WebSocketRole.Server, options);
         bool aborted = false;
         channel.TransportAbort = () => aborted = true;
         Task<WebSocketCloseInfo> run = channel.RunAsync(new RecordingListener(), Loopback.Timeout());

@@ -65,7 +65,7 @@ public sealed class RandomStreamTests
         var loop = new Loopback();
         var pool = new CountingPool();
         var received = new List<(WebSocketMessageType, byte[])>();
-        var channel = new WebSocketChannel(loop.Server, WebSocketRole.Server, new WebSocketSessionOptions { Pool = pool });
+        var channel = new WebSocketConnection(loop.Server, WebSocketRole.Server, new WebSocketSessionOptions { Pool = pool });
         Task<WebSocketCloseInfo> run = channel.RunAsync(
             sender => new WebSocketMessageListener(sender, (_, type, payload) => received.Add((type, payload.ToArray())), pool),
             Loopback.Timeout(30));

@@ -13,7 +13,7 @@ public sealed class ReadLoopTests
     {
         var loop = new Loopback();
         var pool = new CountingPool();
-        var channel = new WebSocketChannel(loop.Server, WebSocketRole.Server, new WebSocketSessionOptions { Pool = pool });
+        var channel = new WebSocketConnection(loop.Server, WebSocketRole.Server, new WebSocketSessionOptions { Pool = pool });
         var listener = new RecordingListener();
         Task<WebSocketCloseInfo> run = channel.RunAsync(listener, Loopback.Timeout());
         byte[] big = new byte[300];
@@ -48,7 +48,7 @@ public sealed class ReadLoopTests
     public async Task PongsReachTheListenerInOrderWithTheDataFrames()
     {
         var loop = new Loopback();
-        var channel = new WebSocketChannel(loop.Server, WebSocketRole.Server);
+        var channel = new WebSocketConnection(loop.Server, WebSocketRole.Server);
         var listener = new RecordingListener();
         Task<WebSocketCloseInfo> run = channel.RunAsync(listener, Loopback.Timeout());
         byte[] wire = Stream(
@@ -77,7 +77,7 @@ public sealed class ReadLoopTests
     {
         var loop = new Loopback();
         var pool = new CountingPool();
-        var channel = new WebSocketChannel(loop.Server, WebSocketRole.Server, new WebSocketSessionOptions { Pool = pool });
+        var channel = new WebSocketConnection(loop.Server, WebSocketRole.Server, new WebSocketSessionOptions { Pool = pool });
         var listener = new RecordingListener();
         Task<WebSocketCloseInfo> run = channel.RunAsync(listener, Loopback.Timeout(30));
         byte[] payload = new byte[length];
@@ -99,7 +99,7 @@ public sealed class ReadLoopTests
     public async Task ThePeersFinWithoutACloseEndsAbnormally()
     {
         var loop = new Loopback();
-        var channel = new WebSocketChannel(loop.Server, WebSocketRole.Server);
+        var channel = new WebSocketConnection(loop.Server, WebSocketRole.Server);
         Task<WebSocketCloseInfo> run = channel.RunAsync(new RecordingListener(), Loopback.Timeout());
         await loop.SendAsync(ClientFrames.Frame(WebSocketOpcode.Text, "half"u8, fin: false));
         await loop.FinAsync();
@@ -113,7 +113,7 @@ public sealed class ReadLoopTests
     public async Task CloseFromTheServerWaitsForThePeersClose()
     {
         var loop = new Loopback();
-        var channel = new WebSocketChannel(loop.Server, WebSocketRole.Server);
+        var channel = new WebSocketConnection(loop.Server, WebSocketRole.Server);
         var listener = new RecordingListener();
         Task<WebSocketCloseInfo> run = channel.RunAsync(listener, Loopback.Timeout());
         await channel.CloseAsync(4000, "going");
@@ -134,7 +134,7 @@ public sealed class ReadLoopTests
     public async Task AbortEndsAtOnce()
     {
         var loop = new Loopback();
-        var channel = new WebSocketChannel(loop.Server, WebSocketRole.Server);
+        var channel = new WebSocketConnection(loop.Server, WebSocketRole.Server);
         using var cancel = new CancellationTokenSource();
         Task<WebSocketCloseInfo> run = channel.RunAsync(new RecordingListener(), cancel.Token);
         await cancel.CancelAsync();

@@ -54,7 +54,7 @@ public sealed class SenderTests
     public async Task EachTierWritesTheSameBytesAsTheCoreEncoder(byte tier, int length)
     {
         var loop = new Loopback();
-        var channel = new WebSocketChannel(loop.Server, WebSocketRole.Server);
+        var channel = new WebSocketConnection(loop.Server, WebSocketRole.Server);
         Task<WebSocketCloseInfo> run = channel.RunAsync(sender => new TierEcho(sender), Loopback.Timeout());
         byte[] payload = new byte[length];
         new Random(length).NextBytes(payload);
@@ -73,7 +73,7 @@ public sealed class SenderTests
     public async Task OffLoopSendsAreOrderedWholeFramesAndSyncSendsAreRefused()
     {
         var loop = new Loopback();
-        var channel = new WebSocketChannel(loop.Server, WebSocketRole.Server);
+        var channel = new WebSocketConnection(loop.Server, WebSocketRole.Server);
         Task<WebSocketCloseInfo> run = channel.RunAsync(new RecordingListener(), Loopback.Timeout());
         Assert.False(channel.Sender.IsOnReadLoop);
         Assert.Throws<InvalidOperationException>(() => channel.Sender.Send(WebSocketOpcode.Text, "x"u8));
@@ -111,7 +111,7 @@ public sealed class SenderTests
     public async Task FragmentOrderIsEnforced()
     {
         var loop = new Loopback();
-        var channel = new WebSocketChannel(loop.Server, WebSocketRole.Server);
+        var channel = new WebSocketConnection(loop.Server, WebSocketRole.Server);
         _ = channel.RunAsync(new RecordingListener(), Loopback.Timeout());
         await Assert.ThrowsAsync<InvalidOperationException>(() => channel.Sender.SendAsync(WebSocketOpcode.Continuation, "x"u8.ToArray()).AsTask());
         await channel.Sender.SendAsync(WebSocketOpcode.Text, "a"u8.ToArray(), fin: false);

@@ -45,7 +45,7 @@ public sealed class TelemetryTests
         ActivitySource.AddActivityListener(tracing);
 
         var loop = new Loopback();
-        var channel = new WebSocketChannel(loop.Server, WebSocketRole.Server);
+        var channel = new WebSocketConnection(loop.Server, WebSocketRole.Server);
         Task<WebSocketCloseInfo> run = channel.RunAsync(new RecordingListener(), Loopback.Timeout());
         await loop.SendAsync([
             .. ClientFrames.Frame(WebSocketOpcode.Text, "a"u8, fin: false),

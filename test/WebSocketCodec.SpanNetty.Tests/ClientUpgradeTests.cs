@@ -1,7 +1,6 @@
 using System.Text;
 using System.Text.RegularExpressions;
 using DotNetty.Transport.Channels.Embedded;
-using WebSocketCodec.Handshake;
 using WebSocketCodec.Pipelines;
 
 namespace WebSocketCodec.SpanNetty.Tests;

@@ -12,7 +12,7 @@ public sealed class FrameHandlerTests : LeakCheckedTests
     private Recording? _callbacks;
 
     private EmbeddedChannel Open(WebSocketRole role = WebSocketRole.Server, WebSocketSessionOptions? session = null, bool echo = true) =>
-        new(new WebSocketCallbacksHandler(role, sender => _callbacks = new Recording(sender, echo), session));
+        new(new WebSocketChannelHandler(role, sender => _callbacks = new Recording(sender, echo), session));
 
     public static TheoryData<string, byte[], int> Violations => new()
     {
@@ -39,7 +39,7 @@ public sealed class FrameHandlerTests : LeakCheckedTests
     public void EveryViolationGetsExactlyOneCloseWithItsStatusThenTheChannelClosesWhenTheExchangeIsComplete(string rule, byte[] wire, int status)
     {
         EmbeddedChannel channel = Open();
-        var handler = channel.Pipeline.Get<WebSocketCallbacksHandler>();
+        var handler = channel.Pipeline.Get<WebSocketChannelHandler>();
         channel.WriteInbound(Wire.Buffer([.. Wire.ClientFrame(WebSocketOpcode.Text, "before"u8), .. wire]));
         if (wire[0] == 0x88)
         {
@@ -159,7 +159,7 @@ public sealed class FrameHandlerTests : LeakCheckedTests
     public void ThePeersCloseIsAnsweredWithItsStatusAndTheServerClosesTheChannel()
     {
         EmbeddedChannel channel = Open();
-        var handler = channel.Pipeline.Get<WebSocketCallbacksHandler>();
+        var handler = channel.Pipeline.Get<WebSocketChannelHandler>();
         channel.WriteInbound(Wire.Buffer([.. Wire.ClientFrame(WebSocketOpcode.Ping, "p"u8), .. Wire.Close(4000, "bye")]));
         channel.RunPendingTasks();
         var frames = Wire.Frames(Wire.Outbound(channel));
@@ -176,7 +176,7 @@ public sealed class FrameHandlerTests : LeakCheckedTests
     public void OurCloseWaitsForThePeersAnswerAndDataFramesStop()
     {
         EmbeddedChannel channel = Open();
-        var handler = channel.Pipeline.Get<WebSocketCallbacksHandler>();
+        var handler = channel.Pipeline.Get<WebSocketChannelHandler>();
         Task<WebSocketCloseInfo> closing = _callbacks!.Sender.CloseAsync(1001, "going");
         Assert.False(_callbacks.Sender.CanSend);
         // Every tier drops its frames after our Close instead of failing the close: nothing of them goes out.
@@ -230,7 +230,7 @@ public sealed class FrameHandlerTests : LeakCheckedTests
     public void AThrowingCallbackClosesWith1011()
     {
         EmbeddedChannel channel = Open(echo: false);
-        var handler = channel.Pipeline.Get<WebSocketCallbacksHandler>();
+        var handler = channel.Pipeline.Get<WebSocketChannelHandler>();
         _callbacks!.OnEach = (_, _, _) => throw new InvalidOperationException("application bug");
         channel.WriteInbound(Wire.Buffer(Wire.ClientFrame(WebSocketOpcode.Text, "x"u8)));
         channel.WriteInbound(Wire.Buffer(Wire.Close(1011)));
@@ -317,7 +317,7 @@ public sealed class FrameHandlerTests : LeakCheckedTests
             KeepAliveInterval = TimeSpan.FromMilliseconds(50),
             KeepAliveTimeout = TimeSpan.FromMilliseconds(100),
         });
-        var handler = channel.Pipeline.Get<WebSocketCallbacksHandler>();
+        var handler = channel.Pipeline.Get<WebSocketChannelHandler>();
         for (int i = 0; i < 40 && channel.IsActive; i++)
         {
             await Task.Delay(25);
@@ -338,7 +338,7 @@ public sealed class FrameHandlerTests : LeakCheckedTests
     public void TheMessageApiJoinsFragmentsAndPassesWholeFramesStraight()
     {
         var messages = new List<(System.Net.WebSockets.WebSocketMessageType, string)>();
-        var channel = new EmbeddedChannel(new WebSocketCallbacksHandler(WebSocketRole.Server,
+        var channel = new EmbeddedChannel(new WebSocketChannelHandler(WebSocketRole.Server,
             sender => new WebSocketMessageCallbacks(sender, (s, type, payload) =>
             {
                 messages.Add((type, Encoding.UTF8.GetString(payload)));

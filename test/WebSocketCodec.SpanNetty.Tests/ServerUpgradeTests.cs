@@ -28,7 +28,7 @@ public sealed class ServerUpgradeTests : LeakCheckedTests
         var echoed = Assert.Single(Wire.Frames(output.AsSpan(headEnd)));
         Assert.Equal("behind", Encoding.UTF8.GetString(echoed.Payload));
         Assert.Null(channel.Pipeline.Get<WebSocketServerUpgradeHandler>());
-        Assert.NotNull(channel.Pipeline.Get<WebSocketCallbacksHandler>());
+        Assert.NotNull(channel.Pipeline.Get<WebSocketChannelHandler>());
         Assert.True(upgrade.Completion.IsCompletedSuccessfully);
         Assert.Equal(WebSocketRole.Server, Completed.Result(upgrade.Completion).Role);
         channel.FinishAndReleaseAll();
@@ -81,7 +81,7 @@ public sealed class ServerUpgradeTests : LeakCheckedTests
             Assert.Contains(header + "\r\n", response);
         }
 
-        Assert.Null(channel.Pipeline.Get<WebSocketCallbacksHandler>());
+        Assert.Null(channel.Pipeline.Get<WebSocketChannelHandler>());
         var error = Assert.IsType<WebSocketHandshakeException>(upgrade.Completion.Exception!.InnerException);
         Assert.Equal(status, error.StatusCode);
         Assert.Null(_callbacks);

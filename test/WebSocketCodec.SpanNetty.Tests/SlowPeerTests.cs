@@ -47,7 +47,7 @@ public sealed class SlowPeerTests(ITestOutputHelper output) : LeakCheckedTests
                 .Option(ChannelOption.SoRcvbuf, CallbacksServer.SocketBuffer)
                 .Handler(new ActionChannelInitializer<IChannel>(c => c.Pipeline.AddLast("upgrade", upgrade)))
                 .ConnectAsync(server.EndPoint);
-            WebSocketCallbacksHandler client = await upgrade.Completion.WaitAsync(TimeSpan.FromSeconds(20));
+            WebSocketChannelHandler client = await upgrade.Completion.WaitAsync(TimeSpan.FromSeconds(20));
             StreamingPeer serverSide = await serverPeer.Task.WaitAsync(TimeSpan.FromSeconds(20));
             var clock = Stopwatch.StartNew();
             using var bound = new CancellationTokenSource(TimeSpan.FromSeconds(60));
@@ -219,7 +219,7 @@ public sealed class SlowPeerTests(ITestOutputHelper output) : LeakCheckedTests
     }
 
     /// <summary>Consumes what it receives (never answers from the callbacks) and sends from a task of its own.</summary>
-    private sealed class StreamingPeer(ChannelFrameSender sender, long volume) : IWebSocketCallbacks
+    private sealed class StreamingPeer(ChannelFrameSender sender, long volume) : IWebSocketFrameListener
     {
         private readonly TaskCompletionSource _receivedAll = new(TaskCreationOptions.RunContinuationsAsynchronously);
         private readonly TaskCompletionSource<WebSocketCloseInfo> _ended = new(TaskCreationOptions.RunContinuationsAsynchronously);
@@ -255,7 +255,7 @@ public sealed class SlowPeerTests(ITestOutputHelper output) : LeakCheckedTests
     }
 
     /// <summary>Sends from other threads; records writability changes and the end.</summary>
-    private sealed class PushingPeer(ChannelFrameSender sender) : IWebSocketCallbacks
+    private sealed class PushingPeer(ChannelFrameSender sender) : IWebSocketFrameListener
     {
         private readonly TaskCompletionSource<WebSocketCloseInfo> _ended = new(TaskCreationOptions.RunContinuationsAsynchronously);
 

@@ -1,4 +1,3 @@
-using WebSocketCodec.Handshake;
 
 namespace WebSocketCodec.Tests;
 

@@ -1,6 +1,3 @@
-using WebSocketCodec.Handshake;
-using WebSocketCodec.Http1;
-using WebSocketCodec.Http2;
 
 namespace WebSocketCodec.Fuzz;
 

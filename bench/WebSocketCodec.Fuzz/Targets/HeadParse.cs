@@ -1,5 +1,4 @@
 using System.Buffers;
-using WebSocketCodec.Http1;
 
 namespace WebSocketCodec.Fuzz;
 

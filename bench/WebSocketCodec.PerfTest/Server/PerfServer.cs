@@ -49,13 +49,13 @@ internal static class PerfServer
                 switch (variant)
                 {
                     case Variants.Ours:
-                        listen.UseWebSocketCodec((_, channel) => channel.RunAsync(sender => new FrameEchoListener(sender)), Accept);
+                        listen.UseWebSockets((_, channel) => channel.RunAsync(sender => new FrameEchoListener(sender)), Accept);
                         break;
                     case Variants.OursBulk:
-                        listen.UseWebSocketCodec((_, channel) => channel.RunAsync(sender => new BulkEchoListener(sender)), Accept);
+                        listen.UseWebSockets((_, channel) => channel.RunAsync(sender => new BulkEchoListener(sender)), Accept);
                         break;
                     case Variants.OursMessages:
-                        listen.UseWebSocketCodec((_, channel) => channel.RunAsync(sender => new WebSocketMessageListener(sender, EchoMessage)), Accept);
+                        listen.UseWebSockets((_, channel) => channel.RunAsync(sender => new WebSocketMessageListener(sender, EchoMessage)), Accept);
                         break;
                     case Variants.Raw:
                         listen.Run(RawEcho.ConnectionAsync);
@@ -67,10 +67,10 @@ internal static class PerfServer
         switch (variant)
         {
             case Variants.OursEndpoint:
-                app.MapWebSocketCodec("/", (_, sender) => new FrameEchoListener(sender), Accept);
+                app.MapWebSocket("/", (_, sender) => new FrameEchoListener(sender), Accept);
                 break;
             case Variants.OursEndpointMessages:
-                app.MapWebSocketCodec("/", (_, sender) => new WebSocketMessageListener(sender, EchoMessage), Accept);
+                app.MapWebSocket("/", (_, sender) => new WebSocketMessageListener(sender, EchoMessage), Accept);
                 break;
             case Variants.AspNetCore:
                 app.UseWebSockets(new WebSocketOptions { KeepAliveInterval = TimeSpan.Zero });

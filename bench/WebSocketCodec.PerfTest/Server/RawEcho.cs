@@ -4,7 +4,6 @@ using System.Text;
 using Microsoft.AspNetCore.Connections;
 using Microsoft.AspNetCore.Http;
 using Microsoft.AspNetCore.Http.Features;
-using WebSocketCodec.Handshake;
 
 namespace WebSocketCodec.PerfTest;
 

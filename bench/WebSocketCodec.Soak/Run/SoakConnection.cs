@@ -15,7 +15,7 @@ namespace WebSocketCodec.Soak;
 /// </summary>
 internal sealed class SoakConnection : IWebSocketFrameListener
 {
-    private readonly WebSocketChannel _channel;
+    private readonly WebSocketConnection _channel;
     private readonly SoakTraffic _traffic;
     private readonly SoakCounts _counts;
     private readonly ArrayPool<byte> _payloads;
@@ -33,7 +33,7 @@ internal sealed class SoakConnection : IWebSocketFrameListener
 
     private readonly StrongBox<long> _progress;
 
-    public SoakConnection(WebSocketChannel channel, SoakTraffic traffic, SoakCounts counts, ArrayPool<byte> payloads, int window, string name, StrongBox<long> progress)
+    public SoakConnection(WebSocketConnection channel, SoakTraffic traffic, SoakCounts counts, ArrayPool<byte> payloads, int window, string name, StrongBox<long> progress)
     {
         _progress = progress;
         _channel = channel;

@@ -123,7 +123,7 @@ public static class SoakSegment
             {
                 bool tls = transport is SoakOptions.H1Tls or SoakOptions.H2Tls;
                 Uri url = tls ? servers.Tls : servers.Plain;
-                WebSocketChannel channel = transport is SoakOptions.H2 or SoakOptions.H2Tls
+                WebSocketConnection channel = transport is SoakOptions.H2 or SoakOptions.H2Tls
                     ? await WebSocketHttp2Client.ConnectAsync(tls ? h2Tls : h2Plain, url, clientOptions, watchdog.Token).ConfigureAwait(false)
                     : await WebSocketClient.ConnectAsync(url, clientOptions, watchdog.Token).ConfigureAwait(false);
                 using (channel)

@@ -84,7 +84,7 @@ public sealed class SoakServers : IAsyncDisposable
     {
         WebApplication app = SampleHosting.CreateBuilder("127.0.0.1", 0, tls).Build();
         var session = new WebSocketSessionOptions { Pool = pool };
-        app.MapWebSocketCodec(EchoServerHost.EchoPath, (_, sender) =>
+        app.MapWebSocket(EchoServerHost.EchoPath, (_, sender) =>
         {
             int binary = 0;
             return new WebSocketMessageListener(sender, (s, type, payload) =>

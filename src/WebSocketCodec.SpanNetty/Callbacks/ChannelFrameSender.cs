@@ -1,7 +1,6 @@
 using System.Buffers;
 using System.Runtime.CompilerServices;
 using DotNetty.Buffers;
-using WebSocketCodec.Pipelines;
 
 namespace WebSocketCodec.SpanNetty;
 
@@ -278,8 +277,13 @@ public sealed class ChannelFrameSender
 
     /// <summary>Starts the close handshake (a Close with <paramref name="status"/>; nothing if one was sent already);
     /// completes when the websocket has ended.</summary>
-    public Task<WebSocketCloseInfo> CloseAsync(CloseStatus status = CloseStatus.NormalClosure, string? reason = null) =>
-        _handler.CloseAsync(status, reason);
+    /// <param name="status">The close status.</param>
+    /// <param name="reason">The close reason (at most 123 UTF-8 bytes).</param>
+    /// <param name="cancellationToken">Stops waiting (the close handshake goes on).</param>
+    /// <returns>How the websocket ended.</returns>
+    public Task<WebSocketCloseInfo> CloseAsync(
+        CloseStatus status = CloseStatus.NormalClosure, string? reason = null, CancellationToken cancellationToken = default) =>
+        _handler.CloseAsync(status, reason).WaitAsync(cancellationToken);
 
     private ArrayBufferWriter<byte> Discard
     {

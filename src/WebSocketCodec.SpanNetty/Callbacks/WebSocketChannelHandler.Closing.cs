@@ -3,7 +3,6 @@ using System.Buffers.Binary;
 using System.Runtime.InteropServices;
 using DotNetty.Buffers;
 using DotNetty.Common.Concurrency;
-using WebSocketCodec.Pipelines;
 
 namespace WebSocketCodec.SpanNetty;
 
@@ -14,11 +13,12 @@ public sealed partial class WebSocketChannelHandler
     private bool _closing;
     private bool _finished;
     private bool _closeTimedOut;
+    private bool _slowConsumer;
     private long _unwritableSince;
     private Exception? _error;
 
     /// <summary>Our side starts the close handshake: a Close, then the peer's answer within the close timeout.</summary>
-    private void StartClose(ushort status, string? reason)
+    private void StartClose(CloseStatus status, string? reason)
     {
         if (_finished || !_session.StartClose(status, reason))
         {
@@ -85,6 +85,7 @@ public sealed partial class WebSocketChannelHandler
         {
             // The peer stayed above the high water mark too long: 1008, then the close timeout bounds the rest.
             _session.StartClose(CloseStatus.PolicyViolation, "slow consumer");
+            _slowConsumer = true;
             WebSocketTelemetry.SlowConsumers.Add(1);
             ChannelActions.EnsureReading(Context); // the peer's answer must be read
         }
@@ -158,12 +159,10 @@ public sealed partial class WebSocketChannelHandler
             _ = context.CloseAsync();
         }
 
-        var info = new WebSocketCloseInfo(
-            _session.ReceivedCloseStatus, _session.ReceivedCloseReason, _session.SentCloseStatus,
-            _session.Violation, _session.Timeout ?? (_closeTimedOut ? SessionTimerResult.CloseTimeout : null), _error);
+        var info = WebSocketCloseInfo.From(_session, _closeTimedOut, _slowConsumer, aborted: false, _error);
         try
         {
-            _callbacks?.OnClose(info);
+            _listener?.OnClose(info);
         }
         finally
         {

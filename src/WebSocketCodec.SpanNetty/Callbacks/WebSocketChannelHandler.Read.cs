@@ -38,7 +38,7 @@ public sealed partial class WebSocketChannelHandler
     private OperationStatus Receive(IByteBuffer buffer)
     {
         long receivedAt = _time.GetTimestamp();
-        var handler = new CallbacksHandler(_callbacks!);
+        var handler = new CallbacksHandler(_listener!);
         if (buffer.IsSingleIoBuffer && buffer is not CompositeByteBuffer)
         {
             // The buffer is ours until released: payloads are unmasked in its memory.

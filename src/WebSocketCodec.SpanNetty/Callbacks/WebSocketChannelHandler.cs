@@ -1,7 +1,6 @@
 using System.Runtime.CompilerServices;
 using DotNetty.Common.Concurrency;
 using DotNetty.Transport.Channels;
-using WebSocketCodec.Pipelines;
 
 namespace WebSocketCodec.SpanNetty;
 
@@ -19,7 +18,7 @@ namespace WebSocketCodec.SpanNetty;
 /// nothing but <c>ChannelInactive</c> and writability events.</remarks>
 public sealed partial class WebSocketChannelHandler : ChannelHandlerAdapter
 {
-    private readonly WebSocketChannelExchange _exchange;
+    private readonly Func<ChannelFrameSender, IWebSocketFrameListener> _listenerFactory;
     private readonly WebSocketChannelHandlerOptions _options;
     private readonly WebSocketSession _session;
     private readonly TimeProvider _time;
@@ -29,21 +28,22 @@ public sealed partial class WebSocketChannelHandler : ChannelHandlerAdapter
     private IChannelHandlerContext? _context;
     private ChannelOutput? _output;
     private ChannelFrameSender? _sender;
-    private IWebSocketFrameListener? _callbacks;
+    private IWebSocketFrameListener? _listener;
+    private bool _listenerPending;
     private bool _answering; // the callbacks sent from the latest read (an echo): reads pause while not writable
 
     /// <summary>Creates the handler of one websocket.</summary>
     /// <param name="role">Which end this is: a server expects masked frames, a client masks its own.</param>
-    /// <param name="exchange">Given the sender, returns the callbacks (called once, when the handler is added).</param>
+    /// <param name="listenerFactory">Given the sender, returns the callbacks (called once, when the handler is added).</param>
     /// <param name="session">Limits and timeouts of the protocol.</param>
     /// <param name="options">How the channel is used (output sizing, backpressure, drain bound).</param>
     /// <param name="subprotocol">The negotiated subprotocol, for the application to see.</param>
     public WebSocketChannelHandler(
-        WebSocketRole role, WebSocketChannelExchange exchange, WebSocketSessionOptions? session = null,
+        WebSocketRole role, Func<ChannelFrameSender, IWebSocketFrameListener> listenerFactory, WebSocketSessionOptions? session = null,
         WebSocketChannelHandlerOptions? options = null, string? subprotocol = null)
     {
-        ArgumentNullException.ThrowIfNull(exchange);
-        _exchange = exchange;
+        ArgumentNullException.ThrowIfNull(listenerFactory);
+        _listenerFactory = listenerFactory;
         _options = options ?? WebSocketChannelHandlerOptions.Default;
         _session = new WebSocketSession(role, session);
         _time = _session.Options.TimeProvider ?? TimeProvider.System;
@@ -80,7 +80,7 @@ public sealed partial class WebSocketChannelHandler : ChannelHandlerAdapter
         // in order with the application's frames.
         _session.Output = _output;
         _sender = new ChannelFrameSender(this, _output, _session.Encoder);
-        _callbacks = _exchange(_sender);
+        _listener = _listenerFactory(_sender);
         // The session's outbound water marks drive the channel's writability.
         IChannelConfiguration configuration = context.Channel.Configuration;
         int high = (int)Math.Min(int.MaxValue, _session.Options.OutboundHighWaterMark);
@@ -109,11 +109,20 @@ public sealed partial class WebSocketChannelHandler : ChannelHandlerAdapter
     /// <inheritdoc />
     public override void ChannelReadComplete(IChannelHandlerContext context)
     {
-        if (_callbacks is { } callbacks && !_finished)
+        if (_listener is { } callbacks && !_finished)
         {
             try
             {
-                callbacks.OnReadComplete();
+                ValueTask done = callbacks.OnReadCompleteAsync(CancellationToken.None);
+                if (done.IsCompletedSuccessfully)
+                {
+                    done.GetAwaiter().GetResult();
+                }
+                else
+                {
+                    PauseReadsUntil(context, done.AsTask());
+                }
+
                 _answering |= _sender!.LoopSent;
             }
             catch (Exception error)
@@ -145,7 +154,7 @@ public sealed partial class WebSocketChannelHandler : ChannelHandlerAdapter
         }
 
         _sender?.OnWritabilityChanged(writable);
-        _callbacks?.OnWritabilityChanged(writable);
+        _listener?.OnWritabilityChanged(writable);
         context.FireChannelWritabilityChanged();
     }
 
@@ -153,8 +162,54 @@ public sealed partial class WebSocketChannelHandler : ChannelHandlerAdapter
     /// output as fast as the peer sends); callbacks that only consume keep reading, so two peers that stream to each
     /// other never stop each other. After our Close nothing more is sent, so reading goes on to find the peer's answer.
     /// </summary>
+    /// <summary>The listener's read-complete work is pending: reads pause until it completes (a failure is the
+    /// application's: 1011 and the drain).</summary>
+    private void PauseReadsUntil(IChannelHandlerContext context, Task pending)
+    {
+        _listenerPending = true;
+        context.Channel.Configuration.IsAutoRead = false;
+        _ = pending.ContinueWith(
+            static (done, state) =>
+            {
+                var self = (WebSocketChannelHandler)state!;
+                self.Context.Executor.Execute(static (handler, task) => ((WebSocketChannelHandler)handler).OnListenerDone((Task)task), self, done);
+            },
+            this, CancellationToken.None, TaskContinuationOptions.ExecuteSynchronously, TaskScheduler.Default);
+    }
+
+    private void OnListenerDone(Task done)
+    {
+        _listenerPending = false;
+        if (_finished)
+        {
+            return;
+        }
+
+        if (done.Exception is { } failed)
+        {
+            _error ??= failed.InnerException ?? failed;
+            _session.OnHandlerFailed();
+            AfterReceive(System.Buffers.OperationStatus.InvalidData);
+            _output?.Flush();
+            ChannelActions.EnsureReading(Context);
+            return;
+        }
+
+        IChannelHandlerContext context = Context;
+        UpdateReading(context, context.Channel.IsWritable);
+        if (_session.State != WebSocketSessionState.Open || !_options.PauseReadsWhenUnwritable)
+        {
+            ChannelActions.EnsureReading(context);
+        }
+    }
+
     private void UpdateReading(IChannelHandlerContext context, bool writable)
     {
+        if (_listenerPending)
+        {
+            return; // resumed when the listener's work completes
+        }
+
         if (_options.PauseReadsWhenUnwritable && _session.State == WebSocketSessionState.Open)
         {
             bool read = writable || !_answering;
@@ -181,7 +236,7 @@ public sealed partial class WebSocketChannelHandler : ChannelHandlerAdapter
     }
 
     /// <summary>Starts the close handshake from any thread; completes when the websocket has ended.</summary>
-    internal Task<WebSocketCloseInfo> CloseAsync(ushort status, string? reason)
+    internal Task<WebSocketCloseInfo> CloseAsync(CloseStatus status, string? reason)
     {
         IChannelHandlerContext context = Context;
         if (context.Executor.InEventLoop)
@@ -192,7 +247,7 @@ public sealed partial class WebSocketChannelHandler : ChannelHandlerAdapter
         {
             context.Executor.Execute(static (self, args) =>
             {
-                var (status, reason) = ((ushort, string?))args;
+                var (status, reason) = ((CloseStatus, string?))args;
                 ((WebSocketChannelHandler)self).StartClose(status, reason);
             }, this, (status, reason));
         }

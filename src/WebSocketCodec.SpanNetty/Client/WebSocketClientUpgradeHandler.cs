@@ -4,7 +4,6 @@ using DotNetty.Buffers;
 using DotNetty.Common.Concurrency;
 using DotNetty.Common.Utilities;
 using DotNetty.Transport.Channels;
-using WebSocketCodec.Pipelines;
 
 namespace WebSocketCodec.SpanNetty;
 
@@ -18,7 +17,7 @@ namespace WebSocketCodec.SpanNetty;
 public sealed class WebSocketClientUpgradeHandler : ChannelHandlerAdapter
 {
     private readonly Uri _uri;
-    private readonly WebSocketChannelExchange _exchange;
+    private readonly Func<ChannelFrameSender, IWebSocketFrameListener> _listenerFactory;
     private readonly WebSocketClientOptions _options;
     private readonly WebSocketChannelHandlerOptions _channel;
     private readonly string _key = WebSocketHandshake.CreateKey();
@@ -31,17 +30,17 @@ public sealed class WebSocketClientUpgradeHandler : ChannelHandlerAdapter
     /// <summary>Opens a websocket to <paramref name="uri"/> (<c>ws://</c> or <c>wss://</c>; the scheme only sets the
     /// default port in <c>Host</c>, TLS is the pipeline's).</summary>
     public WebSocketClientUpgradeHandler(
-        Uri uri, WebSocketChannelExchange exchange, WebSocketClientOptions? options = null, WebSocketChannelHandlerOptions? channel = null)
+        Uri uri, Func<ChannelFrameSender, IWebSocketFrameListener> listenerFactory, WebSocketClientOptions? options = null, WebSocketChannelHandlerOptions? channel = null)
     {
         ArgumentNullException.ThrowIfNull(uri);
-        ArgumentNullException.ThrowIfNull(exchange);
+        ArgumentNullException.ThrowIfNull(listenerFactory);
         if (!uri.IsAbsoluteUri || (uri.Scheme != "ws" && uri.Scheme != "wss"))
         {
             throw new ArgumentException("The URI must be absolute, ws:// or wss://.", nameof(uri));
         }
 
         _uri = uri;
-        _exchange = exchange;
+        _listenerFactory = listenerFactory;
         _options = options ?? WebSocketClientOptions.Default;
         _channel = channel ?? WebSocketChannelHandlerOptions.Default;
     }
@@ -126,7 +125,7 @@ public sealed class WebSocketClientUpgradeHandler : ChannelHandlerAdapter
 
             _done = true;
             _timeout?.Cancel();
-            var websocket = new WebSocketChannelHandler(WebSocketRole.Client, _exchange, _options.Session, _channel, subprotocol);
+            var websocket = new WebSocketChannelHandler(WebSocketRole.Client, _listenerFactory, _options.Session, _channel, subprotocol);
             context.Pipeline.AddAfter(context.Name, "websocket", websocket);
             _completion.TrySetResult(websocket);
             if (rest is not null)

@@ -3,14 +3,13 @@ using DotNetty.Buffers;
 using DotNetty.Common.Concurrency;
 using DotNetty.Common.Utilities;
 using DotNetty.Transport.Channels;
-using WebSocketCodec.Pipelines;
 
 namespace WebSocketCodec.SpanNetty;
 
 /// <summary>Picks the websocket for a validated upgrade request: its callbacks, or null to answer 404.</summary>
 /// <param name="request">The validated request (headers, offered subprotocols).</param>
 /// <param name="target">The request target: path and query, e.g. <c>/chat?room=1</c>.</param>
-public delegate WebSocketChannelExchange? WebSocketRoute(WebSocketUpgradeRequest request, string target);
+public delegate Func<ChannelFrameSender, IWebSocketFrameListener>? WebSocketRoute(WebSocketUpgradeRequest request, string target);
 
 /// <summary>
 /// The server's side of the HTTP/1.1 opening handshake (RFC 6455 §4.2) as the first handler of a SpanNetty pipeline: it
@@ -31,10 +30,10 @@ public sealed class WebSocketServerUpgradeHandler : ChannelHandlerAdapter
     private IScheduledTask? _timeout;
     private bool _done;
 
-    /// <summary>Serves websockets at <paramref name="path"/> (any query), with <paramref name="exchange"/>.</summary>
+    /// <summary>Serves websockets at <paramref name="path"/> (any query), with <paramref name="listenerFactory"/>.</summary>
     public WebSocketServerUpgradeHandler(
-        string path, WebSocketChannelExchange exchange, WebSocketAcceptOptions? accept = null, WebSocketChannelHandlerOptions? channel = null)
-        : this(RouteFor(path, exchange), accept, channel)
+        string path, Func<ChannelFrameSender, IWebSocketFrameListener> listenerFactory, WebSocketAcceptOptions? accept = null, WebSocketChannelHandlerOptions? channel = null)
+        : this(RouteFor(path, listenerFactory), accept, channel)
     {
     }
 
@@ -43,7 +42,7 @@ public sealed class WebSocketServerUpgradeHandler : ChannelHandlerAdapter
     {
         ArgumentNullException.ThrowIfNull(route);
         _route = route;
-        _accept = accept ?? WebSocketAcceptOptions.Defaults;
+        _accept = accept?.Clone() ?? WebSocketAcceptOptions.Defaults;
         _channel = channel ?? WebSocketChannelHandlerOptions.Default;
     }
 
@@ -121,12 +120,12 @@ public sealed class WebSocketServerUpgradeHandler : ChannelHandlerAdapter
     {
         string target = head.Part2;
         HandshakeFailure failure = WebSocketUpgradeRequest.Validate(head.Part1, head.Part3, head, out WebSocketUpgradeRequest? request);
-        WebSocketChannelExchange? exchange = null;
+        Func<ChannelFrameSender, IWebSocketFrameListener>? listenerFactory = null;
         string? subprotocol = null;
         if (!failure.IsFailure)
         {
-            exchange = target.StartsWith('/') ? _route(request!, target) : null;
-            failure = exchange is null ? new HandshakeFailure(404, $"No websocket is served at '{target}'.") : _accept.Negotiate(request!, out subprotocol);
+            listenerFactory = target.StartsWith('/') ? _route(request!, target) : null;
+            failure = listenerFactory is null ? new HandshakeFailure(404, $"No websocket is served at '{target}'.") : _accept.Negotiate(request!, out subprotocol);
         }
 
         if (failure.IsFailure)
@@ -139,7 +138,7 @@ public sealed class WebSocketServerUpgradeHandler : ChannelHandlerAdapter
         IByteBuffer response = context.Allocator.Buffer(256);
         Http1Handshake.WriteAccept(response, request!.Key, subprotocol);
         _ = context.WriteAndFlushAsync(response, context.VoidPromise());
-        var websocket = new WebSocketChannelHandler(WebSocketRole.Server, exchange!, _accept.Session, _channel, subprotocol);
+        var websocket = new WebSocketChannelHandler(WebSocketRole.Server, listenerFactory!, _accept.Session, _channel, subprotocol);
         context.Pipeline.AddAfter(context.Name, "websocket", websocket);
         _completion.TrySetResult(websocket);
         if (rest is not null)
@@ -183,15 +182,15 @@ public sealed class WebSocketServerUpgradeHandler : ChannelHandlerAdapter
         _head = null;
     }
 
-    private static WebSocketRoute RouteFor(string path, WebSocketChannelExchange exchange)
+    private static WebSocketRoute RouteFor(string path, Func<ChannelFrameSender, IWebSocketFrameListener> listenerFactory)
     {
         ArgumentException.ThrowIfNullOrEmpty(path);
-        ArgumentNullException.ThrowIfNull(exchange);
+        ArgumentNullException.ThrowIfNull(listenerFactory);
         return (_, target) =>
         {
             int query = target.IndexOf('?', StringComparison.Ordinal);
             ReadOnlySpan<char> targetPath = query < 0 ? target : target.AsSpan(0, query);
-            return targetPath.SequenceEqual(path) ? exchange : null;
+            return targetPath.SequenceEqual(path) ? listenerFactory : null;
         };
     }
 }

@@ -3,12 +3,12 @@ namespace WebSocketCodec.AspNetCore.Tests.Hostile;
 /// <summary>Which of <see cref="HostileServer"/>'s two hosts a hostile peer attacks.</summary>
 public enum HostilePath
 {
-    /// <summary>The endpoint (<c>MapWebSocketCodec</c>) over HTTP/1.1, on the port shared with h2c.</summary>
+    /// <summary>The endpoint (<c>MapWebSocket</c>) over HTTP/1.1, on the port shared with h2c.</summary>
     Endpoint,
 
     /// <summary>The endpoint over HTTP/2 (extended CONNECT, prior knowledge), same port.</summary>
     EndpointHttp2,
 
-    /// <summary>The fast path (<c>ListenOptions.UseWebSocketCodec</c>) on a port of its own.</summary>
+    /// <summary>The fast path (<c>ListenOptions.UseWebSockets</c>) on a port of its own.</summary>
     FastPath,
 }

@@ -143,11 +143,11 @@ public sealed class HostileServer : IAsyncDisposable
             {
                 fast = listen;
                 listen.Protocols = HttpProtocols.Http1;
-                listen.UseWebSocketCodec((_, channel) => channel.RunAsync(Echo), accept, path => path == "/echo");
+                listen.UseWebSockets((_, channel) => channel.RunAsync(Echo), accept, path => path == "/echo");
             });
         });
         WebApplication app = builder.Build();
-        app.MapWebSocketCodec("/echo", (_, sender) => Echo(sender), accept);
+        app.MapWebSocket("/echo", (_, sender) => Echo(sender), accept);
         object meterFactory = app.Services.GetRequiredService<IMeterFactory>();
         _meters.InstrumentPublished = (instrument, listener) =>
         {

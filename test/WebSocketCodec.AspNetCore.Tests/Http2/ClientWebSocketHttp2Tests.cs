@@ -59,7 +59,7 @@ public sealed class ClientWebSocketHttp2Tests
     {
         var ended = new TaskCompletionSource<Pipelines.WebSocketCloseInfo>(TaskCreationOptions.RunContinuationsAsynchronously);
         KestrelHost host = await KestrelHost.StartAsync(
-            map: app => app.MapWebSocketCodec("/ws", async (_, channel) => ended.TrySetResult(await channel.RunAsync(sender => new Pipelines.WebSocketMessageListener(sender, static (_, _, _) => { })))),
+            map: app => app.MapWebSocket("/ws", async (_, channel) => ended.TrySetResult(await channel.RunAsync(sender => new Pipelines.WebSocketMessageListener(sender, static (_, _, _) => { })))),
             sharedPort: true);
         using var invoker = new HttpMessageInvoker(Http2.Handler());
         using ClientWebSocket client = http2 ? Http2.Client() : new ClientWebSocket();

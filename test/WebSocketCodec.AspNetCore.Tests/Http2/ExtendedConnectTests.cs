@@ -20,7 +20,7 @@ public sealed class ExtendedConnectTests
     private static Task<KestrelHost> StartAsync(Action<Microsoft.AspNetCore.Routing.IEndpointRouteBuilder>? more = null) => KestrelHost.StartAsync(
         map: app =>
         {
-            app.MapWebSocketCodec("/ws", static (_, sender) => new WebSocketMessageListener(sender, Echo), Strict);
+            app.MapWebSocket("/ws", static (_, sender) => new WebSocketMessageListener(sender, Echo), Strict);
             more?.Invoke(app);
         },
         listen: listen => listen.Protocols = HttpProtocols.Http2);
@@ -144,7 +144,7 @@ public sealed class ExtendedConnectTests
     public async Task TheClientsResetAbortsThatWebSocketOnly()
     {
         var ended = new TaskCompletionSource<WebSocketCloseInfo>(TaskCreationOptions.RunContinuationsAsynchronously);
-        await using KestrelHost host = await StartAsync(app => app.MapWebSocketCodec("/watched", async (context, channel) =>
+        await using KestrelHost host = await StartAsync(app => app.MapWebSocket("/watched", async (context, channel) =>
         {
             WebSocketCloseInfo info = await channel.RunAsync(sender => new WebSocketMessageListener(sender, Echo));
             ended.TrySetResult(info);
@@ -164,7 +164,7 @@ public sealed class ExtendedConnectTests
     [Fact]
     public async Task AnApplicationFailureClosesThatStreamWith1011Only()
     {
-        await using KestrelHost host = await StartAsync(app => app.MapWebSocketCodec("/abortable", static (_, sender) =>
+        await using KestrelHost host = await StartAsync(app => app.MapWebSocket("/abortable", static (_, sender) =>
             new WebSocketMessageListener(sender, (s, type, payload) =>
             {
                 if (payload.SequenceEqual("abort"u8))
@@ -187,7 +187,7 @@ public sealed class ExtendedConnectTests
     [Fact]
     public async Task TheServersAbortResetsThatStreamWithCancelOnly()
     {
-        await using KestrelHost host = await StartAsync(app => app.MapWebSocketCodec("/abort", static (_, channel) =>
+        await using KestrelHost host = await StartAsync(app => app.MapWebSocket("/abort", static (_, channel) =>
             channel.RunAsync(sender => new WebSocketMessageListener(sender, (s, type, payload) =>
             {
                 if (payload.SequenceEqual("abort"u8))

@@ -41,15 +41,15 @@ public sealed class HandshakeTelemetryTests
         listener.Start();
 
         await using KestrelHost host = await KestrelHost.StartAsync(
-            map: app => app.MapWebSocketCodec("/telemetry-ws", (_, channel) => channel.CloseAndWaitAsync()),
+            map: app => app.MapWebSocket("/telemetry-ws", (_, channel) => channel.CloseAndWaitAsync()),
             sharedPort: true);
         using var invoker = new HttpMessageInvoker(WebSocketHttp2Client.CreateHandler());
-        using (WebSocketChannel overHttp2 = await WebSocketHttp2Client.ConnectAsync(invoker, host.WebSocketUrl("/telemetry-ws")))
+        using (WebSocketConnection overHttp2 = await WebSocketHttp2Client.ConnectAsync(invoker, host.WebSocketUrl("/telemetry-ws")))
         {
             await overHttp2.CloseAndWaitAsync();
         }
 
-        using (WebSocketChannel overHttp11 = await WebSocketClient.ConnectAsync(host.WebSocketUrl("/telemetry-ws")))
+        using (WebSocketConnection overHttp11 = await WebSocketClient.ConnectAsync(host.WebSocketUrl("/telemetry-ws")))
         {
             await overHttp11.CloseAndWaitAsync();
         }

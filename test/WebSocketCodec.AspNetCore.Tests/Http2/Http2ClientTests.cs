@@ -38,7 +38,7 @@ public sealed class Http2ClientTests
     {
         var connections = new ConcurrentDictionary<string, int>();
         await using KestrelHost host = await KestrelHost.StartAsync(
-            map: app => app.MapWebSocketCodec("/ws", (context, sender) =>
+            map: app => app.MapWebSocket("/ws", (context, sender) =>
             {
                 connections.AddOrUpdate(context.Connection.Id, 1, static (_, n) => n + 1);
                 return new WebSocketMessageListener(sender, static (s, type, payload) => s.Send(WebSocketOpcode.Binary, payload));
@@ -72,7 +72,7 @@ public sealed class Http2ClientTests
     public async Task ARefusalCarriesTheStatus()
     {
         await using KestrelHost host = await KestrelHost.StartAsync(
-            map: app => app.MapWebSocketCodec("/ws", (_, channel) => Task.CompletedTask, new WebSocketAcceptOptions { AllowedOrigins = ["https://good.example"] }),
+            map: app => app.MapWebSocket("/ws", (_, channel) => Task.CompletedTask, new WebSocketAcceptOptions { AllowedOrigins = ["https://good.example"] }),
             sharedPort: true);
         using var invoker = new HttpMessageInvoker(WebSocketHttp2Client.CreateHandler());
         var options = new WebSocketClientOptions { Headers = [new("origin", "https://evil.example")] };
@@ -103,10 +103,10 @@ public sealed class Http2ClientTests
     public async Task TheSelectedSubprotocolIsReported()
     {
         await using KestrelHost host = await KestrelHost.StartAsync(
-            map: app => app.MapWebSocketCodec("/ws", (_, channel) => channel.CloseAndWaitAsync(), new WebSocketAcceptOptions { Subprotocols = ["v2", "v1"] }),
+            map: app => app.MapWebSocket("/ws", (_, channel) => channel.CloseAndWaitAsync(), new WebSocketAcceptOptions { Subprotocols = ["v2", "v1"] }),
             sharedPort: true);
         using var invoker = new HttpMessageInvoker(WebSocketHttp2Client.CreateHandler());
-        using WebSocketChannel channel = await WebSocketHttp2Client.ConnectAsync(invoker, host.WebSocketUrl("/ws"), new WebSocketClientOptions { Subprotocols = ["v1", "v2"] });
+        using WebSocketConnection channel = await WebSocketHttp2Client.ConnectAsync(invoker, host.WebSocketUrl("/ws"), new WebSocketClientOptions { Subprotocols = ["v1", "v2"] });
         Assert.Equal("v2", channel.Subprotocol);
         await channel.CloseAndWaitAsync();
     }

@@ -14,7 +14,7 @@ public sealed class SharedPortTests
         map: app =>
         {
             app.MapGet("/scheme", (HttpContext context) => $"{context.Request.Scheme} {context.Request.Protocol} {context.Request.IsHttps}");
-            app.MapWebSocketCodec("/ws", async (context, channel) =>
+            app.MapWebSocket("/ws", async (context, channel) =>
             {
                 string seen = $"{context.Request.Scheme} {context.Request.Protocol}";
                 await channel.RunAsync(sender => new Pipelines.WebSocketMessageListener(sender, (s, _, _) => s.Send(WebSocketOpcode.Text, Encoding.UTF8.GetBytes(seen))));

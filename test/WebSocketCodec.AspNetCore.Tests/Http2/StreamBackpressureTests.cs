@@ -16,8 +16,8 @@ public sealed class StreamBackpressureTests
         await using KestrelHost host = await KestrelHost.StartAsync(
             map: app =>
             {
-                app.MapWebSocketCodec("/stalled", async (_, channel) => await release.Task); // never reads
-                app.MapWebSocketCodec("/ws", static (_, sender) => new WebSocketMessageListener(sender, static (s, _, payload) => s.Send(WebSocketOpcode.Binary, payload)));
+                app.MapWebSocket("/stalled", async (_, channel) => await release.Task); // never reads
+                app.MapWebSocket("/ws", static (_, sender) => new WebSocketMessageListener(sender, static (s, _, payload) => s.Send(WebSocketOpcode.Binary, payload)));
             },
             sharedPort: true,
             kestrelOptions: kestrel => kestrel.ConfigureHttp2ForWebSockets(maxStreamsPerConnection: 16, streamWindowSize: 128 * 1024));

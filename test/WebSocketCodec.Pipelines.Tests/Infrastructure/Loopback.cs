@@ -4,7 +4,7 @@ using System.IO.Pipelines;
 namespace WebSocketCodec.Pipelines.Tests;
 
 /// <summary>
-/// An in-memory connection: the server side is an <see cref="IDuplexPipe"/> for a <see cref="WebSocketChannel"/>; the
+/// An in-memory connection: the server side is an <see cref="IDuplexPipe"/> for a <see cref="WebSocketConnection"/>; the
 /// test plays the peer with raw bytes (or gives the other side to a second channel).
 /// </summary>
 public sealed class Loopback

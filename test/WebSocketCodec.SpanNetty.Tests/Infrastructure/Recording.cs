@@ -3,7 +3,7 @@ using WebSocketCodec.Pipelines;
 namespace WebSocketCodec.SpanNetty.Tests;
 
 /// <summary>Callbacks that keep what they were given (payloads copied) and, optionally, echo each frame.</summary>
-internal sealed class Recording(ChannelFrameSender sender, bool echo = true) : IWebSocketCallbacks
+internal sealed class Recording(ChannelFrameSender sender, bool echo = true) : IWebSocketFrameListener
 {
     public List<(WebSocketOpcode Opcode, bool Fin, byte[] Payload)> Frames { get; } = [];
 

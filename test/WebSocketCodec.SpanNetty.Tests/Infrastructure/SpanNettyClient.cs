@@ -19,7 +19,7 @@ internal sealed class SpanNettyClient : IAsyncDisposable
 
     private SpanNettyClient(IEventLoopGroup group) => _group = group;
 
-    public WebSocketCallbacksHandler WebSocket { get; private set; } = null!;
+    public WebSocketChannelHandler WebSocket { get; private set; } = null!;
 
     public static async Task<SpanNettyClient> ConnectAsync(Uri url, WebSocketClientOptions? options = null)
     {

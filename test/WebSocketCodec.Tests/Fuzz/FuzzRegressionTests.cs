@@ -1,7 +1,6 @@
 using System.Buffers;
 using System.Text;
 using WebSocketCodec.Fuzz;
-using WebSocketCodec.Http1;
 
 namespace WebSocketCodec.Tests;
 

@@ -1,6 +1,4 @@
 using System.Buffers;
-using WebSocketCodec.Handshake;
-using WebSocketCodec.Http1;
 
 namespace WebSocketCodec.Tests;
 

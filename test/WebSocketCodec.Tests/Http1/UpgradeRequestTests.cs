@@ -1,6 +1,5 @@
 using System.Buffers;
 using System.Text;
-using WebSocketCodec.Http1;
 
 namespace WebSocketCodec.Tests;
 

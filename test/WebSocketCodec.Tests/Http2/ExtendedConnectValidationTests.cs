@@ -1,5 +1,3 @@
-using WebSocketCodec.Http1;
-using WebSocketCodec.Http2;
 
 namespace WebSocketCodec.Tests;
 
