@@ -70,7 +70,7 @@ public sealed class EchoServerHost : IAsyncDisposable
         }
         else
         {
-            OurEcho.Map(app, EchoPath, options.Accept);
+            OurEcho.Map(app, EchoPath, options.ConfigureAccept);
         }
 
         await app.StartAsync(cancellationToken);

@@ -23,7 +23,7 @@ public sealed record EchoServerOptions
     public TimeSpan? KeepAlive { get; init; }
 
     /// <summary>The most websockets open at once (503 beyond); the library's default is 10,000.</summary>
-    public int MaxWebSockets { get; init; } = WebSocketAcceptOptions.Default.MaxConcurrentWebSockets;
+    public int MaxWebSockets { get; init; } = new WebSocketAcceptOptions().MaxConcurrentWebSockets;
 
     /// <summary>How long a peer may send nothing before it is closed with 1001; zero for no limit.</summary>
     public TimeSpan IdleTimeout { get; init; }
@@ -41,6 +41,11 @@ public sealed record EchoServerOptions
         Pool = Pool,
     };
 
-    /// <summary>What the endpoint accepts, with <see cref="Session"/>.</summary>
-    public WebSocketAcceptOptions Accept => new() { Session = Session, MaxConcurrentWebSockets = MaxWebSockets };
+    /// <summary>Sets what the endpoint accepts: <see cref="Session"/> and <see cref="MaxWebSockets"/>.</summary>
+    public void ConfigureAccept(WebSocketAcceptOptions accept)
+    {
+        ArgumentNullException.ThrowIfNull(accept);
+        accept.Session = Session;
+        accept.MaxConcurrentWebSockets = MaxWebSockets;
+    }
 }

@@ -1,3 +1,4 @@
+using Microsoft.AspNetCore.Http;
 using System.Net.WebSockets;
 using Microsoft.AspNetCore.Routing;
 using WebSocketCodec.AspNetCore;
@@ -9,8 +10,11 @@ namespace WebSocketCodec.Samples.EchoServer;
 /// flush per read). Fragments are joined in buffers of the session's pool.</summary>
 internal static class OurEcho
 {
-    public static void Map(IEndpointRouteBuilder endpoints, string path, WebSocketAcceptOptions accept) =>
-        endpoints.MapWebSocket(path, (_, sender) => new WebSocketMessageListener(sender, Echo, accept.Session.Pool), accept);
+    public static void Map(IEndpointRouteBuilder endpoints, string path, Action<WebSocketAcceptOptions> configure) =>
+        endpoints.MapWebSocket(
+            path,
+            (HttpContext _, WebSocketFrameSender sender) => new WebSocketMessageListener<WebSocketFrameSender>(sender, Echo, sender.Connection.Options.Pool),
+            configure);
 
     // After our Close (a shutdown's 1001, an idle timeout) Send drops the frame and returns false: no guard needed.
     private static void Echo(WebSocketFrameSender sender, WebSocketMessageType type, ReadOnlySpan<byte> payload) =>

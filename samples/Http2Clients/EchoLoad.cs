@@ -44,7 +44,7 @@ public static class EchoLoad
                     }
                 }
 
-                await socket.CloseAsync(1000, "done", cancellationToken);
+                await socket.CloseAsync((CloseStatus)1000, "done", cancellationToken);
             }));
         }
         finally

@@ -1,5 +1,6 @@
 using System.CommandLine;
 using System.Globalization;
+using WebSocketCodec;
 using WebSocketCodec.Pipelines;
 using WebSocketCodec.Samples.Http2Clients;
 

@@ -10,7 +10,7 @@ public static class EchoCallbacks
 {
     /// <summary>The message echo; <paramref name="ended"/> is told how the websocket ended.</summary>
     public static IWebSocketFrameListener Messages(ChannelFrameSender sender, Action<WebSocketCloseInfo>? ended = null) =>
-        new WebSocketMessageCallbacks(sender, EchoMessage, onClose: ended);
+        new WebSocketMessageListener<ChannelFrameSender>(sender, EchoMessage, onClose: ended);
 
     /// <summary>The frame echo; <paramref name="ended"/> is told how the websocket ended.</summary>
     public static IWebSocketFrameListener Frames(ChannelFrameSender sender, Action<WebSocketCloseInfo>? ended = null) => new FrameEcho(sender, ended);

@@ -63,10 +63,10 @@ public sealed class BrowserTests(ChromiumFixture chromium, ITestOutputHelper out
             });
             app.MapWebSocket(
                 "/echo",
-                (_, sender) => new WebSocketMessageListener(sender, (s, type, payload) =>
+                (_, sender) => new WebSocketMessageListener<WebSocketFrameSender>(sender, (s, type, payload) =>
                     s.Send(type == System.Net.WebSockets.WebSocketMessageType.Text ? WebSocketOpcode.Text : WebSocketOpcode.Binary, payload),
                     onClose: info => closes.TrySetResult(info)),
-                new WebSocketAcceptOptions { Subprotocols = ["v1.test"] });
+                o => { o.Subprotocols = ["v1.test"]; });
         }, tls: tls);
 
         string profile = Directory.CreateTempSubdirectory("chromium-").FullName;
@@ -98,7 +98,7 @@ public sealed class BrowserTests(ChromiumFixture chromium, ITestOutputHelper out
             Assert.Equal("v1.test", result.GetProperty("protocol").GetString());
             Assert.Equal("", result.GetProperty("extensions").GetString()); // permessage-deflate declined
             WebSocketCloseInfo info = await closes.Task.WaitAsync(TimeSpan.FromSeconds(10));
-            Assert.Equal((ushort)4001, info.ReceivedStatus);
+            Assert.Equal((CloseStatus)4001, info.ReceivedStatus);
             Assert.Equal("done", info.ReceivedReason);
         }
         finally

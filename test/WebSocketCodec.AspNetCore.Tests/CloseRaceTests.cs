@@ -29,7 +29,7 @@ public sealed class CloseRaceTests
         {
             // The loop echoes every message (sends that stop at our Close: Send returns false); a task sends without
             // pause (SendAsync refuses once the Close is sent).
-            Task<WebSocketCloseInfo> run = channel.RunAsync(sender => new WebSocketMessageListener(sender, static (s, _, payload) => s.Send(WebSocketOpcode.Binary, payload)));
+            Task<WebSocketCloseInfo> run = channel.RunAsync(sender => new WebSocketMessageListener<WebSocketFrameSender>(sender, static (s, _, payload) => s.Send(WebSocketOpcode.Binary, payload)));
             byte[] chunk = new byte[512];
             while (!run.IsCompleted)
             {
@@ -45,7 +45,7 @@ public sealed class CloseRaceTests
             }
 
             serverEnd.TrySetResult(await run);
-        }, new WebSocketAcceptOptions { Session = session });
+        }, o => { o.Session = session; });
         await app.StartAsync();
         Task? stopping = null;
         try
@@ -84,10 +84,10 @@ public sealed class CloseRaceTests
 
             WebSocketCloseInfo info = await serverEnd.Task.WaitAsync(bound.Token);
             // A clean exchange; the idle timeout is reported as what started it.
-            Assert.True(info with { Timeout = null } is { IsClean: true }, info.ToString());
-            Assert.Equal(cause == "idle" ? SessionTimerResult.IdleTimeout : null, info.Timeout);
-            Assert.Equal((ushort)1001, info.SentStatus);
-            Assert.Equal((ushort)1001, info.ReceivedStatus);
+            Assert.True(info is { ReceivedStatus: not null, SentStatus: not null, Violation: ProtocolViolation.None, Error: null }, info.ToString());
+            Assert.Equal(cause == "idle" ? WebSocketEndReason.IdleTimeout : WebSocketEndReason.Closed, info.EndReason);
+            Assert.Equal((CloseStatus)1001, info.SentStatus);
+            Assert.Equal((CloseStatus)1001, info.ReceivedStatus);
         }
         finally
         {

@@ -21,7 +21,7 @@ public sealed class ConcurrencyCapTests
                     await socket.SendAsync(message.Payload, message.Type, context.RequestAborted);
                 }
             }
-        }, new WebSocketAcceptOptions { MaxConcurrentWebSockets = 2 });
+        }, o => { o.MaxConcurrentWebSockets = 2; });
         await app.StartAsync();
         try
         {
@@ -44,13 +44,13 @@ public sealed class ConcurrencyCapTests
                 Assert.Equal("still here", echo!.GetText());
             }
 
-            await second.CloseAsync(1000, null, bound.Token);
+            await second.CloseAsync((CloseStatus)1000, null, bound.Token);
             await using MessageWebSocket third = await RetryUntilAcceptedAsync(url, bound.Token);
             await third.SendTextAsync("in", bound.Token);
             using WebSocketMessage? reply = await third.ReceiveAsync(bound.Token);
             Assert.Equal("in", reply!.GetText());
-            await third.CloseAsync(1000, null, bound.Token);
-            await overHttp1.CloseAsync(1000, null, bound.Token);
+            await third.CloseAsync((CloseStatus)1000, null, bound.Token);
+            await overHttp1.CloseAsync((CloseStatus)1000, null, bound.Token);
         }
         finally
         {
@@ -81,6 +81,6 @@ public sealed class ConcurrencyCapTests
     {
         WebApplication app = SampleHosting.CreateBuilder("127.0.0.1", 0, tls: false).Build();
         Assert.Throws<ArgumentOutOfRangeException>(() =>
-            app.MapWebSocket("/none", (_, _) => Task.CompletedTask, new WebSocketAcceptOptions { MaxConcurrentWebSockets = 0 }));
+            app.MapWebSocket("/none", (_, _) => Task.CompletedTask, o => { o.MaxConcurrentWebSockets = 0; }));
     }
 }

@@ -45,11 +45,18 @@ public sealed class EchoServerTimersTests
         Assert.Equal(WebSocketSessionOptions.Default, defaults.Session with { TimeProvider = null });
         Assert.Equal(TimeSpan.FromSeconds(30), defaults.Session.KeepAliveInterval);
         Assert.Equal(TimeSpan.FromSeconds(15), defaults.Session.KeepAliveTimeout);
-        Assert.Equal(10_000, defaults.Accept.MaxConcurrentWebSockets);
+        Assert.Equal(10_000, Accepted(defaults).MaxConcurrentWebSockets);
 
         var off = new EchoServerOptions { KeepAlive = TimeSpan.Zero, MaxWebSockets = 19_000 };
         Assert.Equal(TimeSpan.Zero, off.Session.KeepAliveInterval);
         Assert.Equal(TimeSpan.Zero, off.Session.KeepAliveTimeout);
-        Assert.Equal(19_000, off.Accept.MaxConcurrentWebSockets);
+        Assert.Equal(19_000, Accepted(off).MaxConcurrentWebSockets);
+    }
+
+    private static WebSocketAcceptOptions Accepted(EchoServerOptions options)
+    {
+        var accept = new WebSocketAcceptOptions();
+        options.ConfigureAccept(accept);
+        return accept;
     }
 }

@@ -14,14 +14,10 @@ public sealed class EndpointTests : IAsyncLifetime
 
     public async Task InitializeAsync()
     {
-        var options = new WebSocketAcceptOptions
-        {
-            AllowedOrigins = ["https://good.example"],
-            Subprotocols = ["v2.chat", "chat"],
-        };
+        Action<WebSocketAcceptOptions> options = o => { o.AllowedOrigins = ["https://good.example"]; o.Subprotocols = ["v2.chat", "chat"]; };
         _host = await KestrelHost.StartAsync(app =>
         {
-            app.MapWebSocket("/ws", (_, sender) => new WebSocketMessageListener(sender, Echo), options);
+            app.MapWebSocket("/ws", (_, sender) => new WebSocketMessageListener<WebSocketFrameSender>(sender, Echo), options);
             app.MapWebSocket("/returns", (_, _) => Task.CompletedTask);
             app.MapWebSocket("/throws", Task (HttpContext _, WebSocketConnection _) => throw new InvalidOperationException("application bug"));
             app.MapWebSocketMessages("/rooms/{room}", async (context, socket) =>
@@ -88,7 +84,7 @@ public sealed class EndpointTests : IAsyncLifetime
         Assert.Equal("room blue via HTTP/1.1", greeting!.GetText());
         await socket.SendTextAsync("bye");
         WebSocketCloseInfo info = await socket.Completion.WaitAsync(RawHttp.Timeout());
-        Assert.Equal((ushort)1000, info.ReceivedStatus); // the application returned: the endpoint closed with 1000
+        Assert.Equal((CloseStatus)1000, info.ReceivedStatus); // the application returned: the endpoint closed with 1000
         Assert.True(info.IsClean);
     }
 
@@ -101,7 +97,7 @@ public sealed class EndpointTests : IAsyncLifetime
         await socket.SendTextAsync("ping?");
         using WebSocketMessage? echo = await socket.ReceiveAsync(RawHttp.Timeout());
         Assert.Equal("ping?", echo!.GetText());
-        Assert.True((await socket.CloseAsync(1000, null, RawHttp.Timeout())).IsClean);
+        Assert.True((await socket.CloseAsync((CloseStatus)1000, null, RawHttp.Timeout())).IsClean);
     }
 
     [Theory]
@@ -112,7 +108,7 @@ public sealed class EndpointTests : IAsyncLifetime
         await using MessageWebSocket socket = await WebSocketClient.ConnectMessagesAsync(_host.WebSocketUrl(path));
         Assert.Null(await socket.ReceiveAsync(RawHttp.Timeout()));
         WebSocketCloseInfo info = await socket.Completion;
-        Assert.Equal((ushort)status, info.ReceivedStatus);
+        Assert.Equal((CloseStatus)status, info.ReceivedStatus);
         Assert.True(info.IsClean);
     }
 
@@ -128,12 +124,12 @@ public sealed class EndpointTests : IAsyncLifetime
     public async Task ShutdownClosesOpenWebSocketsWith1001()
     {
         await using KestrelHost host = await KestrelHost.StartAsync(app =>
-            app.MapWebSocket("/ws", (_, sender) => new WebSocketMessageListener(sender, Echo)));
+            app.MapWebSocket("/ws", (_, sender) => new WebSocketMessageListener<WebSocketFrameSender>(sender, Echo)));
         await using MessageWebSocket socket = await WebSocketClient.ConnectMessagesAsync(host.WebSocketUrl("/ws"));
         Task stopping = host.App.StopAsync(RawHttp.Timeout());
         Assert.Null(await socket.ReceiveAsync(RawHttp.Timeout()));
         WebSocketCloseInfo info = await socket.Completion;
-        Assert.Equal((ushort)1001, info.ReceivedStatus);
+        Assert.Equal((CloseStatus)1001, info.ReceivedStatus);
         Assert.True(info.IsClean);
         await stopping;
     }

@@ -12,9 +12,9 @@ public sealed class FastPathTests : IAsyncLifetime
 
     public async Task InitializeAsync() =>
         _host = await KestrelHost.StartAsync(listen: listen => listen.UseWebSockets(
-            (_, channel) => channel.RunAsync(sender => new WebSocketMessageListener(sender, Echo)),
-            new WebSocketAcceptOptions { HandshakeTimeout = TimeSpan.FromSeconds(2), MaxConcurrentWebSockets = 2 },
-            path => path == "/fast"));
+            (_, channel) => channel.RunAsync(sender => new WebSocketMessageListener<WebSocketFrameSender>(sender, Echo)),
+            path => path == "/fast",
+            o => { o.HandshakeTimeout = TimeSpan.FromSeconds(2); o.MaxConcurrentWebSockets = 2; }));
 
     public async Task DisposeAsync() => await _host.DisposeAsync();
 
@@ -35,7 +35,7 @@ public sealed class FastPathTests : IAsyncLifetime
         await socket.SendAsync(payload, WebSocketMessageType.Binary);
         using WebSocketMessage? echo = await socket.ReceiveAsync(RawHttp.Timeout());
         Assert.Equal(payload, echo!.Payload.ToArray());
-        Assert.True((await socket.CloseAsync(1000, null, RawHttp.Timeout())).IsClean);
+        Assert.True((await socket.CloseAsync((CloseStatus)1000, null, RawHttp.Timeout())).IsClean);
     }
 
     [Theory]
@@ -91,6 +91,6 @@ public sealed class FastPathTests : IAsyncLifetime
         await using MessageWebSocket second = await WebSocketClient.ConnectMessagesAsync(_host.WebSocketUrl("/fast"));
         var refused = await Assert.ThrowsAsync<WebSocketHandshakeException>(() => WebSocketClient.ConnectAsync(_host.WebSocketUrl("/fast")));
         Assert.Equal(503, refused.StatusCode);
-        await first.CloseAsync(1000, null, RawHttp.Timeout());
+        await first.CloseAsync((CloseStatus)1000, null, RawHttp.Timeout());
     }
 }

@@ -83,8 +83,8 @@ public sealed partial class HeapLimitedServerTests(ITestOutputHelper output)
     {
         var pool = new CountingPool();
         WebApplication app = SampleHosting.CreateBuilder("127.0.0.1", 0, tls: false).Build();
-        app.MapWebSocket("/echo", static (_, sender) => new WebSocketMessageListener(sender, static (s, _, payload) => s.Send(WebSocketOpcode.Binary, payload)),
-            new WebSocketAcceptOptions { Session = new WebSocketSessionOptions { Pool = pool } });
+        app.MapWebSocket("/echo", static (_, sender) => new WebSocketMessageListener<WebSocketFrameSender>(sender, static (s, _, payload) => s.Send(WebSocketOpcode.Binary, payload)),
+            o => { o.Session = new WebSocketSessionOptions { Pool = pool }; });
         await app.StartAsync();
         var sockets = new List<Socket>();
         try

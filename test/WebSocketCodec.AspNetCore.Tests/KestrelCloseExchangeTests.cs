@@ -30,14 +30,17 @@ public sealed class CloseExchangeServers : IAsyncLifetime
     private async Task<WebApplication> StartAsync(bool tls)
     {
         WebApplication app = SampleHosting.CreateBuilder("127.0.0.1", 0, tls).Build();
-        var options = new WebSocketAcceptOptions { Session = new WebSocketSessionOptions { CloseTimeout = TimeSpan.FromSeconds(60) } };
+        Action<WebSocketAcceptOptions> options = o => { o.Session = new WebSocketSessionOptions { CloseTimeout = TimeSpan.FromSeconds(60) }; };
         app.MapWebSocket("/echo", async (context, channel) =>
         {
             WebSocketCloseInfo info = await channel.RunAsync(
-                sender => new WebSocketMessageListener(sender, static (s, type, payload) =>
+                sender => new WebSocketMessageListener<WebSocketFrameSender>(sender, static (s, type, payload) =>
                     s.Send(type == System.Net.WebSockets.WebSocketMessageType.Text ? WebSocketOpcode.Text : WebSocketOpcode.Binary, payload)),
                 context.RequestAborted);
-            _ends.Writer.TryWrite(new ServerEnd(info.SentStatus, info.ReceivedStatus, info.Timeout is not null, info.Error?.Message));
+            _ends.Writer.TryWrite(new ServerEnd(
+                (int?)info.SentStatus, (int?)info.ReceivedStatus,
+                info.EndReason is WebSocketEndReason.KeepAliveTimeout or WebSocketEndReason.IdleTimeout or WebSocketEndReason.CloseTimeout,
+                info.Error?.Message));
         }, options);
         await app.StartAsync();
         return app;

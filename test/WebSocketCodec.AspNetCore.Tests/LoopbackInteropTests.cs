@@ -37,9 +37,9 @@ public sealed class LoopbackInteropTests
             Assert.Equal("fragments", joined!.GetText());
         }
 
-        WebSocketCloseInfo info = await socket.CloseAsync(4000, "bye", RawHttp.Timeout());
+        WebSocketCloseInfo info = await socket.CloseAsync((CloseStatus)4000, "bye", RawHttp.Timeout());
         Assert.True(info.IsClean);
-        Assert.Equal((ushort)4000, info.ReceivedStatus);
+        Assert.Equal((CloseStatus)4000, info.ReceivedStatus);
     }
 
     [Theory]

@@ -43,9 +43,9 @@ public sealed class NodeWsInteropTests(NodeFixture node, ITestOutputHelper outpu
         {
             await using MessageWebSocket socket = await WebSocketClient.ConnectMessagesAsync(new Uri($"ws://127.0.0.1:{port}/"));
             await EchoRoundTrip.RunAsync(socket);
-            WebSocketCloseInfo info = await socket.CloseAsync(1000, "bye", RawHttp.Timeout());
+            WebSocketCloseInfo info = await socket.CloseAsync((CloseStatus)1000, "bye", RawHttp.Timeout());
             Assert.True(info.IsClean, info.ToString());
-            Assert.Equal((ushort)1000, info.ReceivedStatus);
+            Assert.Equal((CloseStatus)1000, info.ReceivedStatus);
         }
         finally
         {

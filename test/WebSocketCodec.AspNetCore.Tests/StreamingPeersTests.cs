@@ -40,7 +40,7 @@ public sealed class StreamingPeersTests(ITestOutputHelper output)
             {
                 serverSide.TrySetException(error);
             }
-        }, new WebSocketAcceptOptions { Session = Session });
+        }, o => { o.Session = Session; });
         await app.StartAsync();
         try
         {

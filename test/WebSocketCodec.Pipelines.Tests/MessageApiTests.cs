@@ -48,7 +48,7 @@ public sealed class MessageApiTests
             Assert.Equal(payload, echoed!.Payload.ToArray());
         }
 
-        WebSocketCloseInfo info = await client.CloseAsync(1000, "done", Loopback.Timeout());
+        WebSocketCloseInfo info = await client.CloseAsync((CloseStatus)1000, "done", Loopback.Timeout());
         Assert.True(info.IsClean);
         Assert.Null(await server.ReceiveAsync(Loopback.Timeout()));
         Assert.Equal("done", (await server.Completion).ReceivedReason);
@@ -75,7 +75,7 @@ public sealed class MessageApiTests
         Assert.Equal(["1", "2"], pongs.Select(p => Encoding.UTF8.GetString(p.Payload)));
         await loop.SendAsync(ClientFrames.Close(1001));
         Assert.Null(await server.ReceiveAsync(Loopback.Timeout()));
-        Assert.Equal((ushort)1001, (await server.Completion).ReceivedStatus);
+        Assert.Equal((CloseStatus)1001, (await server.Completion).ReceivedStatus);
         message.Dispose();
         await server.DisposeAsync();
         Assert.Equal(0, pool.Outstanding);
@@ -90,7 +90,7 @@ public sealed class MessageApiTests
             await client.SendAsync(new byte[1000], WebSocketMessageType.Binary);
         }
 
-        await client.CloseAsync(1000, null, Loopback.Timeout());
+        await client.CloseAsync((CloseStatus)1000, null, Loopback.Timeout());
         await server.Completion.WaitAsync(Loopback.Timeout());
         await server.DisposeAsync();
         await client.DisposeAsync();
@@ -120,7 +120,7 @@ public sealed class MessageApiTests
         }
 
         // Closing releases the pause, so the peer's Close is read.
-        Task<WebSocketCloseInfo> closing = server.CloseAsync(1000, null, Loopback.Timeout());
+        Task<WebSocketCloseInfo> closing = server.CloseAsync((CloseStatus)1000, null, Loopback.Timeout());
         await loop.SendAsync(ClientFrames.Close(1000));
         Assert.True((await closing).IsClean);
         await server.DisposeAsync();
@@ -201,7 +201,7 @@ public sealed class MessageApiTests
 
         time.Advance(TimeSpan.FromSeconds(5));
         WebSocketCloseInfo info = await run.WaitAsync(Loopback.Timeout());
-        Assert.Equal(SessionTimerResult.KeepAliveTimeout, info.Timeout);
+        Assert.Equal(WebSocketEndReason.KeepAliveTimeout, info.EndReason);
         var close = Assert.Single(ClientFrames.Decode(await loop.ReadToEndAsync()));
         Assert.Equal(1001, ClientFrames.Status(close.Payload));
     }
@@ -238,6 +238,6 @@ public sealed class MessageApiTests
 
         time.Advance(TimeSpan.FromSeconds(3));
         WebSocketCloseInfo info = await run.WaitAsync(Loopback.Timeout());
-        Assert.Equal(SessionTimerResult.CloseTimeout, info.Timeout);
+        Assert.Equal(WebSocketEndReason.CloseTimeout, info.EndReason);
     }
 }

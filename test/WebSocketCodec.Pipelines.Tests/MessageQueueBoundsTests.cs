@@ -35,7 +35,7 @@ public sealed class MessageQueueBoundsTests
 
         var pong = ClientFrames.Decode(await loop.ReadAsync(3));
         Assert.Equal(WebSocketOpcode.Pong, pong[0].Opcode);
-        Task<WebSocketCloseInfo> closing = server.CloseAsync(1000, null, Loopback.Timeout());
+        Task<WebSocketCloseInfo> closing = server.CloseAsync((CloseStatus)1000, null, Loopback.Timeout());
         await loop.SendAsync(ClientFrames.Close(1000));
         Assert.True((await closing).IsClean);
         await server.DisposeAsync();

@@ -49,7 +49,7 @@ public sealed class OutboundTests
         sending.Cancel();
         await pump.ContinueWith(_ => { });
 
-        Assert.Equal(SessionTimerResult.KeepAliveTimeout, info.Timeout);
+        Assert.Equal(WebSocketEndReason.KeepAliveTimeout, info.EndReason);
         Assert.False(channel.IsWritable);
     }
 
@@ -113,7 +113,7 @@ public sealed class OutboundTests
 
         await loop.SendAsync(ClientFrames.Frame(WebSocketOpcode.Text, "one"u8));
         byte[] echo = await loop.ReadAsync(5);
-        await channel.CloseAsync(1001, "going away");
+        await channel.CloseAsync((CloseStatus)1001, "going away");
         // The peer had more in flight before it saw our Close: echoes of it are dropped, its Close is read.
         await loop.SendAsync([.. ClientFrames.Frame(WebSocketOpcode.Text, "two"u8), .. ClientFrames.Frame(WebSocketOpcode.Text, "three"u8), .. ClientFrames.Close(1001)]);
         WebSocketCloseInfo info = await run.WaitAsync(TimeSpan.FromSeconds(10));
@@ -122,7 +122,7 @@ public sealed class OutboundTests
         Assert.Equal([WebSocketOpcode.Text, WebSocketOpcode.Close], frames.Select(f => f.Opcode));
         Assert.Equal(2, listener.Dropped);
         Assert.True(info.IsClean);
-        Assert.Equal((ushort?)1001, info.SentStatus);
+        Assert.Equal((CloseStatus)1001, info.SentStatus);
     }
 
     [Fact]
@@ -171,8 +171,8 @@ public sealed class OutboundTests
         WebSocketCloseInfo info = await run.WaitAsync(TimeSpan.FromSeconds(10));
         await sender.WaitAsync(TimeSpan.FromSeconds(10));
 
-        Assert.Equal((ushort?)1008, info.SentStatus);
-        Assert.Equal(SessionTimerResult.CloseTimeout, info.Timeout);
+        Assert.Equal((CloseStatus)1008, info.SentStatus);
+        Assert.Equal(WebSocketEndReason.CloseTimeout, info.EndReason);
         Assert.True(aborted); // even the Close could not be written: the connection is torn down
     }
 }

@@ -67,7 +67,7 @@ public sealed class RandomStreamTests
         var received = new List<(WebSocketMessageType, byte[])>();
         var channel = new WebSocketConnection(loop.Server, WebSocketRole.Server, new WebSocketSessionOptions { Pool = pool });
         Task<WebSocketCloseInfo> run = channel.RunAsync(
-            sender => new WebSocketMessageListener(sender, (_, type, payload) => received.Add((type, payload.ToArray())), pool),
+            sender => new WebSocketMessageListener<WebSocketFrameSender>(sender, (_, type, payload) => received.Add((type, payload.ToArray())), pool),
             Loopback.Timeout(30));
         byte[] bytes = wire.WrittenSpan.ToArray();
         for (int offset = 0; offset < bytes.Length;)

@@ -35,7 +35,7 @@ public sealed class ReadLoopTests
             listener.Frames.Select(f => f.Opcode == WebSocketOpcode.Binary ? Convert.ToHexString(f.Payload) : Encoding.UTF8.GetString(f.Payload)));
         Assert.Equal([true, true, false, true, true], listener.Frames.Select(f => f.Fin));
         Assert.True(info.IsClean);
-        Assert.Equal((ushort)1000, info.ReceivedStatus);
+        Assert.Equal((CloseStatus)1000, info.ReceivedStatus);
         Assert.Equal("bye", info.ReceivedReason);
         var answers = ClientFrames.Decode(await loop.ReadToEndAsync());
         Assert.Equal([WebSocketOpcode.Pong, WebSocketOpcode.Close], answers.Select(f => f.Opcode));
@@ -105,7 +105,7 @@ public sealed class ReadLoopTests
         await loop.FinAsync();
         WebSocketCloseInfo info = await run.WaitAsync(Loopback.Timeout());
         Assert.Null(info.ReceivedStatus);
-        Assert.Equal(1006, info.Status);
+        Assert.Equal((CloseStatus)1006, info.Status);
         Assert.False(info.IsClean);
     }
 
@@ -116,7 +116,7 @@ public sealed class ReadLoopTests
         var channel = new WebSocketConnection(loop.Server, WebSocketRole.Server);
         var listener = new RecordingListener();
         Task<WebSocketCloseInfo> run = channel.RunAsync(listener, Loopback.Timeout());
-        await channel.CloseAsync(4000, "going");
+        await channel.CloseAsync((CloseStatus)4000, "going");
         var sent = ClientFrames.Decode(await loop.ReadAsync(4));
         Assert.Equal(4000, ClientFrames.Status(sent[0].Payload));
         Assert.Equal(WebSocketSessionState.CloseSent, channel.State);

@@ -177,7 +177,7 @@ public sealed class FrameHandlerTests : LeakCheckedTests
     {
         EmbeddedChannel channel = Open();
         var handler = channel.Pipeline.Get<WebSocketChannelHandler>();
-        Task<WebSocketCloseInfo> closing = _callbacks!.Sender.CloseAsync(1001, "going");
+        Task<WebSocketCloseInfo> closing = _callbacks!.Sender.CloseAsync((CloseStatus)1001, "going");
         Assert.False(_callbacks.Sender.CanSend);
         // Every tier drops its frames after our Close instead of failing the close: nothing of them goes out.
         Assert.False(_callbacks.Sender.Send(WebSocketOpcode.Text, "late"u8));
@@ -330,7 +330,7 @@ public sealed class FrameHandlerTests : LeakCheckedTests
         Assert.Equal(WebSocketOpcode.Close, frames[^1].Opcode);
         Assert.Equal(1001, Wire.Status(frames[^1].Payload));
         Assert.False(channel.IsActive);
-        Assert.Equal(SessionTimerResult.KeepAliveTimeout, Completed.Result(handler.Completion).Timeout);
+        Assert.Equal(WebSocketEndReason.KeepAliveTimeout, Completed.Result(handler.Completion).EndReason);
         channel.FinishAndReleaseAll();
     }
 
@@ -339,7 +339,7 @@ public sealed class FrameHandlerTests : LeakCheckedTests
     {
         var messages = new List<(System.Net.WebSockets.WebSocketMessageType, string)>();
         var channel = new EmbeddedChannel(new WebSocketChannelHandler(WebSocketRole.Server,
-            sender => new WebSocketMessageCallbacks(sender, (s, type, payload) =>
+            sender => new WebSocketMessageListener<ChannelFrameSender>(sender, (s, type, payload) =>
             {
                 messages.Add((type, Encoding.UTF8.GetString(payload)));
                 s.Send(type == System.Net.WebSockets.WebSocketMessageType.Text ? WebSocketOpcode.Text : WebSocketOpcode.Binary, payload);

@@ -126,8 +126,8 @@ public sealed class SlowPeerTests(ITestOutputHelper output) : LeakCheckedTests
         _ = peer.PushUntilClosedAsync();
 
         WebSocketCloseInfo info = await peer.Ended.WaitAsync(TimeSpan.FromSeconds(20));
-        Assert.Equal((ushort)1008, info.SentStatus);
-        Assert.Equal(SessionTimerResult.CloseTimeout, info.Timeout); // the peer never answered: the channel was closed
+        Assert.Equal((CloseStatus)1008, info.SentStatus);
+        Assert.Equal(WebSocketEndReason.CloseTimeout, info.EndReason); // the peer never answered: the channel was closed
         Assert.Null(info.ReceivedStatus);
     }
 
@@ -165,7 +165,7 @@ public sealed class SlowPeerTests(ITestOutputHelper output) : LeakCheckedTests
 
         WebSocketCloseInfo info = await end.WaitAsync(bound.Token);
         output.WriteLine($"given up after {clock.ElapsedMilliseconds} ms");
-        Assert.Equal(SessionTimerResult.KeepAliveTimeout, info.Timeout);
+        Assert.Equal(WebSocketEndReason.KeepAliveTimeout, info.EndReason);
 
         // Meanwhile and afterwards the server serves others.
         await using RawWebSocket other = await RawWebSocket.OpenAsync(server.Url);

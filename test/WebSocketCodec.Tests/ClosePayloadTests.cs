@@ -17,8 +17,8 @@ public class ClosePayloadTests
     [Fact]
     public void EmptyPayloadMeansNoStatus()
     {
-        Assert.Equal(ProtocolViolation.None, ClosePayload.Read([], out ushort status, out var reason));
-        Assert.Equal((ushort)CloseStatus.NoStatusReceived, status);
+        Assert.Equal(ProtocolViolation.None, ClosePayload.Read([], out CloseStatus status, out var reason));
+        Assert.Equal(CloseStatus.NoStatusReceived, status);
         Assert.True(reason.IsEmpty);
     }
 
@@ -45,10 +45,10 @@ public class ClosePayloadTests
     public void WrittenPayloadReadsBack(int code, string reason)
     {
         Span<byte> payload = stackalloc byte[125];
-        int written = ClosePayload.Write(payload, (ushort)code, reason);
+        int written = ClosePayload.Write(payload, (CloseStatus)code, reason);
         Assert.Equal(2 + Encoding.UTF8.GetByteCount(reason), written);
-        Assert.Equal(ProtocolViolation.None, ClosePayload.Read(payload[..written], out ushort status, out var readReason));
-        Assert.Equal(code, status);
+        Assert.Equal(ProtocolViolation.None, ClosePayload.Read(payload[..written], out CloseStatus status, out var readReason));
+        Assert.Equal(code, (int)status);
         Assert.Equal(reason, Encoding.UTF8.GetString(readReason));
     }
 
@@ -56,11 +56,11 @@ public class ClosePayloadTests
     public void WriteRefusesWhatMayNotBeSent()
     {
         byte[] payload = new byte[200];
-        Assert.Throws<ArgumentOutOfRangeException>(() => ClosePayload.Write(payload, 1005));
-        Assert.Throws<ArgumentOutOfRangeException>(() => ClosePayload.Write(payload, 2000));
-        Assert.Throws<ArgumentException>(() => ClosePayload.Write(payload, 1000, new string('é', 62))); // 124 bytes
-        Assert.Equal(124, ClosePayload.Write(payload, 1000, new string('é', 61)));
-        Assert.Throws<ArgumentException>(() => ClosePayload.Write(new byte[5], 1000, "too long"));
+        Assert.Throws<ArgumentOutOfRangeException>(() => ClosePayload.Write(payload, (CloseStatus)1005));
+        Assert.Throws<ArgumentOutOfRangeException>(() => ClosePayload.Write(payload, (CloseStatus)2000));
+        Assert.Throws<ArgumentException>(() => ClosePayload.Write(payload, (CloseStatus)1000, new string('é', 62))); // 124 bytes
+        Assert.Equal(124, ClosePayload.Write(payload, (CloseStatus)1000, new string('é', 61)));
+        Assert.Throws<ArgumentException>(() => ClosePayload.Write(new byte[5], (CloseStatus)1000, "too long"));
     }
 
     [Fact]

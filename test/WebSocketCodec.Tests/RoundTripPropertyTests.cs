@@ -72,7 +72,7 @@ public class RoundTripPropertyTests
             fitted = fitted[..^1];
         }
 
-        int written = ClosePayload.Write(bytes, code, fitted);
+        int written = ClosePayload.Write(bytes, (CloseStatus)code, fitted);
         return new FrameSpec(WebSocketOpcode.Close, true, bytes[..written]);
     }
 

@@ -100,9 +100,20 @@ public sealed class Http1Target : IFuzzTarget
 
     private static void CheckResponse(HttpHead head, FuzzContext context)
     {
-        string? problem = Http1Handshake.ValidateResponse(head, HttpSeeds.Key, HttpSeeds.Offered, out string? subprotocol);
-        context.Count(problem is null ? "response accepted" : "response refused");
-        if (problem is null
+        string? subprotocol = null;
+        bool accepted;
+        try
+        {
+            subprotocol = Http1Handshake.ValidateResponse(head, HttpSeeds.Key, HttpSeeds.Offered);
+            accepted = true;
+        }
+        catch (WebSocketHandshakeException)
+        {
+            accepted = false;
+        }
+
+        context.Count(accepted ? "response accepted" : "response refused");
+        if (accepted
             && (head.Part2 != "101" || (subprotocol is not null && !HttpSeeds.Offered.Contains(subprotocol))
                 || head["Sec-WebSocket-Accept"] != WebSocketHandshake.ComputeAccept(HttpSeeds.Key)))
         {

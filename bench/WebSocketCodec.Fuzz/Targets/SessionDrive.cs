@@ -79,7 +79,7 @@ public static class SessionDrive
 
     /// <summary>The session's output: whole frames the peer's decoder accepts, control frames only, at most one
     /// Close, nothing after it, and its status the one <see cref="WebSocketSession.SentCloseStatus"/> reports.</summary>
-    private static void CheckOutput(WebSocketRole role, ReadOnlySpan<byte> output, ushort? sentClose)
+    private static void CheckOutput(WebSocketRole role, ReadOnlySpan<byte> output, CloseStatus? sentClose)
     {
         var peer = new FrameDecoder(role == WebSocketRole.Server ? WebSocketRole.Client : WebSocketRole.Server);
         var frames = new List<FrameRecord>();
@@ -96,9 +96,9 @@ public static class SessionDrive
             throw new OracleFailureException($"the session wrote {frames.Count - 1 - close} frames after its Close");
         }
 
-        ushort? written = close < 0 ? null : frames[close].Payload.Length >= 2
-            ? (ushort)((frames[close].Payload[0] << 8) | frames[close].Payload[1])
-            : (ushort)CloseStatus.NoStatusReceived;
+        CloseStatus? written = close < 0 ? null : frames[close].Payload.Length >= 2
+            ? (CloseStatus)((frames[close].Payload[0] << 8) | frames[close].Payload[1])
+            : CloseStatus.NoStatusReceived;
         if (written != sentClose)
         {
             throw new OracleFailureException($"the session wrote a Close with {written}, but SentCloseStatus is {sentClose}");

@@ -47,8 +47,8 @@ public sealed class SessionTarget : IFuzzTarget
         int throwAt = rng.OneIn(8) ? rng.Next(4) : -1;
         SessionTrace whole = SessionDrive.Run(role, options, input, [], throwAt);
         context.Count(whole.Violation != ProtocolViolation.None ? whole.Violation.ToString()
-            : whole.SentCloseStatus == (ushort)CloseStatus.InternalError ? "handler failed"
-            : whole.ReceivedCloseStatus is { } received ? $"{whole.State} (peer's Close{(received == (ushort)CloseStatus.NoStatusReceived ? ", empty" : string.Empty)})"
+            : whole.SentCloseStatus == CloseStatus.InternalError ? "handler failed"
+            : whole.ReceivedCloseStatus is { } received ? $"{whole.State} (peer's Close{(received == CloseStatus.NoStatusReceived ? ", empty" : string.Empty)})"
             : whole.State.ToString());
         foreach (int[] cuts in Splits.Plans(input.Length, rng))
         {

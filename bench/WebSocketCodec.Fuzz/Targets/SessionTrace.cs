@@ -14,10 +14,10 @@ public sealed class SessionTrace
     public ProtocolViolation Violation { get; set; }
 
     /// <summary>The status of the Close the session sent.</summary>
-    public ushort? SentCloseStatus { get; set; }
+    public CloseStatus? SentCloseStatus { get; set; }
 
     /// <summary>The status of the peer's Close.</summary>
-    public ushort? ReceivedCloseStatus { get; set; }
+    public CloseStatus? ReceivedCloseStatus { get; set; }
 
     /// <summary>The reason of the peer's Close.</summary>
     public string? ReceivedCloseReason { get; set; }

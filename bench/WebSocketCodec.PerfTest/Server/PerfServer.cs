@@ -22,7 +22,7 @@ namespace WebSocketCodec.PerfTest;
 internal static class PerfServer
 {
     /// <summary>The library's defaults, except the cap on open websockets: the scale tool opens 19,000.</summary>
-    private static readonly WebSocketAcceptOptions Accept = new() { MaxConcurrentWebSockets = 1_000_000 };
+    private static void Accept(WebSocketAcceptOptions accept) => accept.MaxConcurrentWebSockets = 1_000_000;
 
     public static async Task<int> RunAsync(string variant, bool tls, bool http2)
     {
@@ -49,13 +49,13 @@ internal static class PerfServer
                 switch (variant)
                 {
                     case Variants.Ours:
-                        listen.UseWebSockets((_, channel) => channel.RunAsync(sender => new FrameEchoListener(sender)), Accept);
+                        listen.UseWebSockets((_, channel) => channel.RunAsync(sender => new FrameEchoListener(sender)), configure: Accept);
                         break;
                     case Variants.OursBulk:
-                        listen.UseWebSockets((_, channel) => channel.RunAsync(sender => new BulkEchoListener(sender)), Accept);
+                        listen.UseWebSockets((_, channel) => channel.RunAsync(sender => new BulkEchoListener(sender)), configure: Accept);
                         break;
                     case Variants.OursMessages:
-                        listen.UseWebSockets((_, channel) => channel.RunAsync(sender => new WebSocketMessageListener(sender, EchoMessage)), Accept);
+                        listen.UseWebSockets((_, channel) => channel.RunAsync(sender => new WebSocketMessageListener<WebSocketFrameSender>(sender, EchoMessage)), configure: Accept);
                         break;
                     case Variants.Raw:
                         listen.Run(RawEcho.ConnectionAsync);
@@ -70,7 +70,7 @@ internal static class PerfServer
                 app.MapWebSocket("/", (_, sender) => new FrameEchoListener(sender), Accept);
                 break;
             case Variants.OursEndpointMessages:
-                app.MapWebSocket("/", (_, sender) => new WebSocketMessageListener(sender, EchoMessage), Accept);
+                app.MapWebSocket("/", (_, sender) => new WebSocketMessageListener<WebSocketFrameSender>(sender, EchoMessage), Accept);
                 break;
             case Variants.AspNetCore:
                 app.UseWebSockets(new WebSocketOptions { KeepAliveInterval = TimeSpan.Zero });

@@ -274,5 +274,5 @@ internal sealed class SoakConnection : IWebSocketFrameListener
     }
 
     private static string Describe(WebSocketCloseInfo info) =>
-        $"status {info.Status}, violation {info.Violation}, timeout {info.Timeout?.ToString() ?? "none"}, error {info.Error?.Message ?? "none"}";
+        $"status {info.Status}, violation {info.Violation}, ended by {info.EndReason}, error {info.Error?.Message ?? "none"}";
 }

@@ -87,7 +87,7 @@ public sealed class SoakServers : IAsyncDisposable
         app.MapWebSocket(EchoServerHost.EchoPath, (_, sender) =>
         {
             int binary = 0;
-            return new WebSocketMessageListener(sender, (s, type, payload) =>
+            return new WebSocketMessageListener<WebSocketFrameSender>(sender, (s, type, payload) =>
             {
                 if (type == System.Net.WebSockets.WebSocketMessageType.Binary && payload.Length > 0 && ++binary % corruptEvery == 0)
                 {
@@ -99,7 +99,7 @@ public sealed class SoakServers : IAsyncDisposable
 
                 s.Send(type == System.Net.WebSockets.WebSocketMessageType.Text ? WebSocketOpcode.Text : WebSocketOpcode.Binary, payload);
             }, pool);
-        }, new WebSocketAcceptOptions { Session = session });
+        }, o => { o.Session = session; });
         return app;
     }
 }

@@ -90,13 +90,13 @@ public sealed partial class WebSocketSession : IDisposable
     private IBufferWriter<byte> ControlOutput => Output ?? (_pending ??= new ArrayBufferWriter<byte>(256));
 
     /// <summary>Whether control frames wait to be written.</summary>
-    public bool HasPendingOutput => _pending is { WrittenCount: > 0 };
+    internal bool HasPendingOutput => _pending is { WrittenCount: > 0 };
 
     /// <summary>Control frames to write (Pongs, our Close, keep-alive Pings), in order.</summary>
-    public ReadOnlySpan<byte> PendingOutput => _pending is null ? default : _pending.WrittenSpan;
+    internal ReadOnlySpan<byte> PendingOutput => _pending is null ? default : _pending.WrittenSpan;
 
     /// <summary>Forgets the pending output once the driver wrote it.</summary>
-    public void ClearPendingOutput() => _pending?.ResetWrittenCount();
+    internal void ClearPendingOutput() => _pending?.ResetWrittenCount();
 
     /// <summary>Copies the pending output into <paramref name="output"/> and forgets it.</summary>
     public void WritePendingOutput(IBufferWriter<byte> output)

@@ -61,8 +61,8 @@ public sealed class AnnouncedHugeFrameTests(ITestOutputHelper output)
         ServerFrames frames = await ServerFrames.ReadToEndAsync(hostile);
         output.WriteLine($"{path}: sent {sent / 1024} KiB of a 16 MiB frame; the server held at most {most / 1024} KiB; " +
             $"it sent {string.Join(", ", frames.Frames.Select(f => f.Opcode))} then {(frames.Reset ? "reset" : "closed")}; server end: {end}");
-        Assert.Equal((ushort)1001, end.SentStatus);
-        Assert.Equal(SessionTimerResult.KeepAliveTimeout, end.Timeout);
+        Assert.Equal((CloseStatus)1001, end.SentStatus);
+        Assert.Equal(WebSocketEndReason.KeepAliveTimeout, end.EndReason);
         frames.AssertGivenUpWith(1001);
         Assert.InRange(frames.Count(WebSocketOpcode.Ping), frames.Reset ? 0 : 1, 1); // the keep-alive Ping
 
@@ -94,7 +94,7 @@ public sealed class AnnouncedHugeFrameTests(ITestOutputHelper output)
         ServerFrames rest = await ServerFrames.ReadToEndAsync(hostile);
         output.WriteLine($"{path}: server end: {end}; then {(rest.Reset ? "reset" : "closed")}");
         Assert.Empty(rest.Frames);
-        Assert.Equal((ushort)1009, end.SentStatus);
+        Assert.Equal((CloseStatus)1009, end.SentStatus);
         Assert.Equal(ProtocolViolation.FrameTooBig, end.Violation);
         await hostile.DisposeAsync(); // over HTTP/2 this ends the client's connection too
         await server.AssertCleanEndAsync(wellBehaved, bound.Token);

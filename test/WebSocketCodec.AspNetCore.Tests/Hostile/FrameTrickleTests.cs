@@ -46,13 +46,13 @@ public sealed class FrameTrickleTests(ITestOutputHelper output)
         {
             // On a loaded machine a pause between two bytes can outlast the 1 s keep-alive interval: then the keep-alive
             // gives the peer up first, as it should.
-            Assert.Equal(SessionTimerResult.KeepAliveTimeout, info.Timeout);
-            Assert.Equal((ushort)1001, info.SentStatus);
+            Assert.Equal(WebSocketEndReason.KeepAliveTimeout, info.EndReason);
+            Assert.Equal((CloseStatus)1001, info.SentStatus);
         }
         else
         {
             Assert.Equal(ProtocolViolation.FrameTooSlow, info.Violation);
-            Assert.Equal((ushort)1008, info.SentStatus);
+            Assert.Equal((CloseStatus)1008, info.SentStatus);
         }
         await hostile.DisposeAsync();
         await server.AssertCleanEndAsync(null, bound.Token);

@@ -98,7 +98,7 @@ public sealed class HostileServer : IAsyncDisposable
     {
         if (wellBehaved is not null)
         {
-            Assert.True((await wellBehaved.CloseAsync(1000, null, cancellationToken)).IsClean);
+            Assert.True((await wellBehaved.CloseAsync((CloseStatus)1000, null, cancellationToken)).IsClean);
             await wellBehaved.DisposeAsync();
         }
 
@@ -116,7 +116,7 @@ public sealed class HostileServer : IAsyncDisposable
     private IWebSocketFrameListener Echo(WebSocketFrameSender sender)
     {
         WebSockets.Add(1);
-        return new WebSocketMessageListener(
+        return new WebSocketMessageListener<WebSocketFrameSender>(
             sender,
             static (s, type, payload) => s.Send(type == WebSocketMessageType.Text ? WebSocketOpcode.Text : WebSocketOpcode.Binary, payload),
             Pool,
@@ -129,7 +129,7 @@ public sealed class HostileServer : IAsyncDisposable
 
     private async Task StartCoreAsync()
     {
-        var accept = new WebSocketAcceptOptions { Session = Session, HandshakeTimeout = HandshakeTimeout };
+        Action<WebSocketAcceptOptions> accept = o => { o.Session = Session; o.HandshakeTimeout = HandshakeTimeout; };
         var builder = WebApplication.CreateSlimBuilder();
         builder.Services.AddHttp2PriorKnowledgeDetection();
         builder.Logging.ClearProviders();
@@ -143,7 +143,7 @@ public sealed class HostileServer : IAsyncDisposable
             {
                 fast = listen;
                 listen.Protocols = HttpProtocols.Http1;
-                listen.UseWebSockets((_, channel) => channel.RunAsync(Echo), accept, path => path == "/echo");
+                listen.UseWebSockets((_, channel) => channel.RunAsync(Echo), path => path == "/echo", accept);
             });
         });
         WebApplication app = builder.Build();

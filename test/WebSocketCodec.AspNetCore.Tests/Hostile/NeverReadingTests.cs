@@ -73,7 +73,7 @@ public sealed class NeverReadingTests(ITestOutputHelper output)
         WebSocketCloseInfo end = await server.NextEndAsync(bound.Token);
         output.WriteLine($"{path}: sent {sent / 1024} KiB of echo requests (the server discards input after its Close until the close timeout); the server held at most {most / 1024} KiB pooled; server end: {end}");
         Assert.True(servedMeanwhile);
-        Assert.Equal((ushort)1008, end.SentStatus); // the slow-consumer policy: the echoes piled up over the high mark
+        Assert.Equal((CloseStatus)1008, end.SentStatus); // the slow-consumer policy: the echoes piled up over the high mark
         Assert.Null(end.ReceivedStatus);
         Assert.Equal(ProtocolViolation.None, end.Violation);
         await HostileServer.AssertEchoAsync(wellBehaved, "served after", bound.Token);

@@ -64,8 +64,8 @@ public sealed class PingFloodTests(ITestOutputHelper output)
         WebSocketCloseInfo end = await server.NextEndAsync(bound.Token);
         ServerFrames rest = await ServerFrames.ReadToEndAsync(hostile);
         output.WriteLine($"{path}: server end: {end}; the peer then read {string.Join(", ", rest.Frames.Select(f => f.Opcode))}, {(rest.Reset ? "reset" : "closed")}");
-        Assert.Equal((ushort)1001, end.SentStatus);
-        Assert.Equal(SessionTimerResult.KeepAliveTimeout, end.Timeout);
+        Assert.Equal((CloseStatus)1001, end.SentStatus);
+        Assert.Equal(WebSocketEndReason.KeepAliveTimeout, end.EndReason);
         rest.AssertGivenUpWith(1001);
 
         await HostileServer.AssertEchoAsync(wellBehaved, "served after", bound.Token);

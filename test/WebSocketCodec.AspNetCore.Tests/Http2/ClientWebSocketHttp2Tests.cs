@@ -57,9 +57,9 @@ public sealed class ClientWebSocketHttp2Tests
     [InlineData(true)]
     public async Task StoppingTheServerClosesEveryWebSocketWith1001AndWaitsForTheAnswer(bool http2)
     {
-        var ended = new TaskCompletionSource<Pipelines.WebSocketCloseInfo>(TaskCreationOptions.RunContinuationsAsynchronously);
+        var ended = new TaskCompletionSource<WebSocketCloseInfo>(TaskCreationOptions.RunContinuationsAsynchronously);
         KestrelHost host = await KestrelHost.StartAsync(
-            map: app => app.MapWebSocket("/ws", async (_, channel) => ended.TrySetResult(await channel.RunAsync(sender => new Pipelines.WebSocketMessageListener(sender, static (_, _, _) => { })))),
+            map: app => app.MapWebSocket("/ws", async (_, channel) => ended.TrySetResult(await channel.RunAsync(sender => new WebSocketMessageListener<Pipelines.WebSocketFrameSender>(sender, static (_, _, _) => { })))),
             sharedPort: true);
         using var invoker = new HttpMessageInvoker(Http2.Handler());
         using ClientWebSocket client = http2 ? Http2.Client() : new ClientWebSocket();
@@ -76,10 +76,10 @@ public sealed class ClientWebSocketHttp2Tests
         Assert.False(stop.IsCompleted);
         await client.CloseOutputAsync(WebSocketCloseStatus.EndpointUnavailable, "bye", RawHttp.Timeout());
         await stop.WaitAsync(TimeSpan.FromSeconds(20));
-        Pipelines.WebSocketCloseInfo info = await ended.Task;
+        WebSocketCloseInfo info = await ended.Task;
         Assert.True(info.IsClean, info.ToString());
-        Assert.Equal((ushort)1001, info.SentStatus);
-        Assert.Equal((ushort)1001, info.ReceivedStatus);
+        Assert.Equal((CloseStatus)1001, info.SentStatus);
+        Assert.Equal((CloseStatus)1001, info.ReceivedStatus);
     }
 
     [Fact]

@@ -11,16 +11,12 @@ namespace WebSocketCodec.AspNetCore.Tests;
 /// leaving the others echoing).</summary>
 public sealed class ExtendedConnectTests
 {
-    private static readonly WebSocketAcceptOptions Strict = new()
-    {
-        AllowedOrigins = ["https://good.example"],
-        Subprotocols = ["v2.chat", "v1.chat"],
-    };
+    private static readonly Action<WebSocketAcceptOptions> Strict = o => { o.AllowedOrigins = ["https://good.example"]; o.Subprotocols = ["v2.chat", "v1.chat"]; };
 
     private static Task<KestrelHost> StartAsync(Action<Microsoft.AspNetCore.Routing.IEndpointRouteBuilder>? more = null) => KestrelHost.StartAsync(
         map: app =>
         {
-            app.MapWebSocket("/ws", static (_, sender) => new WebSocketMessageListener(sender, Echo), Strict);
+            app.MapWebSocket("/ws", static (_, sender) => new WebSocketMessageListener<WebSocketFrameSender>(sender, Echo), Strict);
             more?.Invoke(app);
         },
         listen: listen => listen.Protocols = HttpProtocols.Http2);
@@ -146,7 +142,7 @@ public sealed class ExtendedConnectTests
         var ended = new TaskCompletionSource<WebSocketCloseInfo>(TaskCreationOptions.RunContinuationsAsynchronously);
         await using KestrelHost host = await StartAsync(app => app.MapWebSocket("/watched", async (context, channel) =>
         {
-            WebSocketCloseInfo info = await channel.RunAsync(sender => new WebSocketMessageListener(sender, Echo));
+            WebSocketCloseInfo info = await channel.RunAsync(sender => new WebSocketMessageListener<WebSocketFrameSender>(sender, Echo));
             ended.TrySetResult(info);
         }));
         using var connection = new HttpMessageInvoker(Http2.Handler());
@@ -157,7 +153,7 @@ public sealed class ExtendedConnectTests
         WebSocketCloseInfo info = await ended.Task.WaitAsync(TimeSpan.FromSeconds(20));
         Assert.Null(info.ReceivedStatus);
         Assert.False(info.IsClean);
-        Assert.Equal((ushort)CloseStatus.AbnormalClosure, info.Status);
+        Assert.Equal(CloseStatus.AbnormalClosure, info.Status);
         await other.AssertEchoAsync("still here");
     }
 
@@ -165,7 +161,7 @@ public sealed class ExtendedConnectTests
     public async Task AnApplicationFailureClosesThatStreamWith1011Only()
     {
         await using KestrelHost host = await StartAsync(app => app.MapWebSocket("/abortable", static (_, sender) =>
-            new WebSocketMessageListener(sender, (s, type, payload) =>
+            new WebSocketMessageListener<WebSocketFrameSender>(sender, (s, type, payload) =>
             {
                 if (payload.SequenceEqual("abort"u8))
                 {
@@ -188,7 +184,7 @@ public sealed class ExtendedConnectTests
     public async Task TheServersAbortResetsThatStreamWithCancelOnly()
     {
         await using KestrelHost host = await StartAsync(app => app.MapWebSocket("/abort", static (_, channel) =>
-            channel.RunAsync(sender => new WebSocketMessageListener(sender, (s, type, payload) =>
+            channel.RunAsync(sender => new WebSocketMessageListener<WebSocketFrameSender>(sender, (s, type, payload) =>
             {
                 if (payload.SequenceEqual("abort"u8))
                 {

@@ -28,7 +28,7 @@ public sealed class Http2ClientTests
         using var invoker = new HttpMessageInvoker(WebSocketHttp2Client.CreateHandler(Trusting));
         await using MessageWebSocket socket = await WebSocketHttp2Client.ConnectMessagesAsync(invoker, server.Url);
         await EchoRoundTrip.RunAsync(socket);
-        WebSocketCloseInfo info = await socket.CloseAsync(1000, "bye", RawHttp.Timeout());
+        WebSocketCloseInfo info = await socket.CloseAsync((CloseStatus)1000, "bye", RawHttp.Timeout());
         Assert.True(info.IsClean, info.ToString());
         Assert.Equal(1, server.Statistics.Count(EchoStatistics.Http2ExtendedConnect));
     }
@@ -41,7 +41,7 @@ public sealed class Http2ClientTests
             map: app => app.MapWebSocket("/ws", (context, sender) =>
             {
                 connections.AddOrUpdate(context.Connection.Id, 1, static (_, n) => n + 1);
-                return new WebSocketMessageListener(sender, static (s, type, payload) => s.Send(WebSocketOpcode.Binary, payload));
+                return new WebSocketMessageListener<WebSocketFrameSender>(sender, static (s, type, payload) => s.Send(WebSocketOpcode.Binary, payload));
             }),
             sharedPort: true);
         using var invoker = new HttpMessageInvoker(WebSocketHttp2Client.CreateHandler());
@@ -54,7 +54,7 @@ public sealed class Http2ClientTests
                 await socket.SendAsync(message, WebSocketMessageType.Binary);
                 using WebSocketMessage? echo = await socket.ReceiveAsync(RawHttp.Timeout());
                 Assert.Equal(message, echo!.Payload.ToArray());
-                Assert.True((await socket.CloseAsync(1000, null, RawHttp.Timeout())).IsClean);
+                Assert.True((await socket.CloseAsync((CloseStatus)1000, null, RawHttp.Timeout())).IsClean);
             }));
         }
         finally
@@ -72,7 +72,7 @@ public sealed class Http2ClientTests
     public async Task ARefusalCarriesTheStatus()
     {
         await using KestrelHost host = await KestrelHost.StartAsync(
-            map: app => app.MapWebSocket("/ws", (_, channel) => Task.CompletedTask, new WebSocketAcceptOptions { AllowedOrigins = ["https://good.example"] }),
+            map: app => app.MapWebSocket("/ws", (_, channel) => Task.CompletedTask, o => { o.AllowedOrigins = ["https://good.example"]; }),
             sharedPort: true);
         using var invoker = new HttpMessageInvoker(WebSocketHttp2Client.CreateHandler());
         var options = new WebSocketClientOptions { Headers = [new("origin", "https://evil.example")] };
@@ -103,7 +103,7 @@ public sealed class Http2ClientTests
     public async Task TheSelectedSubprotocolIsReported()
     {
         await using KestrelHost host = await KestrelHost.StartAsync(
-            map: app => app.MapWebSocket("/ws", (_, channel) => channel.CloseAndWaitAsync(), new WebSocketAcceptOptions { Subprotocols = ["v2", "v1"] }),
+            map: app => app.MapWebSocket("/ws", (_, channel) => channel.CloseAndWaitAsync(), o => { o.Subprotocols = ["v2", "v1"]; }),
             sharedPort: true);
         using var invoker = new HttpMessageInvoker(WebSocketHttp2Client.CreateHandler());
         using WebSocketConnection channel = await WebSocketHttp2Client.ConnectAsync(invoker, host.WebSocketUrl("/ws"), new WebSocketClientOptions { Subprotocols = ["v1", "v2"] });

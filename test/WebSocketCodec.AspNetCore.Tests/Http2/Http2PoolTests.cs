@@ -13,7 +13,7 @@ public sealed class Http2PoolTests
         var pool = new CountingPool();
         int ended = 0;
         var allEnded = new TaskCompletionSource(TaskCreationOptions.RunContinuationsAsynchronously);
-        var options = new WebSocketAcceptOptions { Session = WebSocketSessionOptions.Default with { Pool = pool } };
+        Action<WebSocketAcceptOptions> options = o => { o.Session = WebSocketSessionOptions.Default with { Pool = pool }; };
         await using KestrelHost host = await KestrelHost.StartAsync(
             map: app => app.MapWebSocketMessages("/ws", async (_, socket) =>
             {

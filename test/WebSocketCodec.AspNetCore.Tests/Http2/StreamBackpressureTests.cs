@@ -17,7 +17,7 @@ public sealed class StreamBackpressureTests
             map: app =>
             {
                 app.MapWebSocket("/stalled", async (_, channel) => await release.Task); // never reads
-                app.MapWebSocket("/ws", static (_, sender) => new WebSocketMessageListener(sender, static (s, _, payload) => s.Send(WebSocketOpcode.Binary, payload)));
+                app.MapWebSocket("/ws", static (_, sender) => new WebSocketMessageListener<WebSocketFrameSender>(sender, static (s, _, payload) => s.Send(WebSocketOpcode.Binary, payload)));
             },
             sharedPort: true,
             kestrelOptions: kestrel => kestrel.ConfigureHttp2ForWebSockets(maxStreamsPerConnection: 16, streamWindowSize: 128 * 1024));

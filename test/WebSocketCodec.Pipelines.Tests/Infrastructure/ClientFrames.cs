@@ -17,7 +17,7 @@ public static class ClientFrames
     public static byte[] Close(ushort status, string reason = "")
     {
         byte[] payload = new byte[2 + System.Text.Encoding.UTF8.GetByteCount(reason)];
-        int length = ClosePayload.Write(payload, status, reason);
+        int length = ClosePayload.Write(payload, (CloseStatus)status, reason);
         return Frame(WebSocketOpcode.Close, payload.AsSpan(0, length));
     }
 

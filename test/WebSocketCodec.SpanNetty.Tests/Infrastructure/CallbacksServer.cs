@@ -36,7 +36,7 @@ internal sealed class CallbacksServer : IAsyncDisposable
 
     public IPEndPoint EndPoint => new(IPAddress.Loopback, Url.Port);
 
-    public static async Task<CallbacksServer> StartAsync(WebSocketChannelExchange exchange, WebSocketSessionOptions session)
+    public static async Task<CallbacksServer> StartAsync(Func<ChannelFrameSender, IWebSocketFrameListener> exchange, WebSocketSessionOptions session)
     {
         var children = new ConcurrentBag<IChannel>();
         IChannel bound = await new ServerBootstrap()

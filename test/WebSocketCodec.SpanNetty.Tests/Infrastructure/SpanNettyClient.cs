@@ -24,7 +24,7 @@ internal sealed class SpanNettyClient : IAsyncDisposable
     public static async Task<SpanNettyClient> ConnectAsync(Uri url, WebSocketClientOptions? options = null)
     {
         var client = new SpanNettyClient(new MultithreadEventLoopGroup(1));
-        var upgrade = new WebSocketClientUpgradeHandler(url, sender => new WebSocketMessageCallbacks(sender,
+        var upgrade = new WebSocketClientUpgradeHandler(url, sender => new WebSocketMessageListener<ChannelFrameSender>(sender,
             (_, type, payload) => client._received.Writer.TryWrite((type, payload.ToArray())),
             onClose: _ => client._received.Writer.TryComplete()), options);
         try

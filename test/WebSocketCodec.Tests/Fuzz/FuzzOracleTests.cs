@@ -42,8 +42,8 @@ public class FuzzOracleTests
         SessionTrace good = SessionDrive.Run(WebSocketRole.Server, WebSocketSessionOptions.Default, close, [], -1);
         SessionDrive.Run(WebSocketRole.Server, WebSocketSessionOptions.Default, close, [1, 3], -1).AssertSame(good, "same");
         SessionTrace bad = SessionDrive.Run(WebSocketRole.Server, WebSocketSessionOptions.Default, badClose, [1, 3], -1);
-        Assert.Equal((ushort)1000, good.SentCloseStatus);
-        Assert.Equal((ushort)1002, bad.SentCloseStatus);
+        Assert.Equal((CloseStatus)1000, good.SentCloseStatus);
+        Assert.Equal((CloseStatus)1002, bad.SentCloseStatus);
         Assert.Throws<OracleFailureException>(() => bad.AssertSame(good, "x"));
     }
 

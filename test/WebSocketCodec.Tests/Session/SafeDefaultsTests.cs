@@ -218,7 +218,7 @@ public class SafeDefaultsTests
         var (session, _) = ServerWithDefaults();
         using (session)
         {
-            Assert.True(session.StartClose(1008, "slow consumer"));
+            Assert.True(session.StartClose((CloseStatus)1008, "slow consumer"));
             Written(session);
             byte[] frame = Frame(WebSocketOpcode.Binary, new byte[64 * 1024]);
             int sent = 0;
@@ -248,7 +248,7 @@ public class SafeDefaultsTests
             session.Receive([.. Frame(WebSocketOpcode.Binary, new byte[100_000]), .. Frame(WebSocketOpcode.Close, [0x03, 0xE8])], ref counter, out _);
             Assert.Equal(WebSocketSessionState.Closed, session.State);
             Assert.Null(session.Timeout);
-            Assert.Equal((ushort)1000, session.ReceivedCloseStatus);
+            Assert.Equal((CloseStatus)1000, session.ReceivedCloseStatus);
         }
     }
 

@@ -97,8 +97,8 @@ public class SessionDrainTests
             Assert.Contains(OperationStatus.InvalidData, statuses);
             Assert.Equal(WebSocketSessionState.Closed, session.State); // the close exchange is complete
             Assert.Null(session.Timeout);
-            Assert.Equal(sent, session.SentCloseStatus);
-            Assert.Equal(sent, session.ReceivedCloseStatus); // read from the peer's (masked) Close while draining
+            Assert.Equal((CloseStatus)sent, session.SentCloseStatus);
+            Assert.Equal((CloseStatus)sent, session.ReceivedCloseStatus); // read from the peer's (masked) Close while draining
             var close = Assert.Single(Written(session), f => f.Opcode == WebSocketOpcode.Close);
             Assert.Equal(sent, StatusOf(close.Payload));
             Assert.Equal(0, pool.Outstanding);
@@ -130,7 +130,7 @@ public class SessionDrainTests
 
             Assert.Contains(OperationStatus.InvalidData, statuses);
             Assert.Equal(WebSocketSessionState.Closed, session.State); // no wait for another Close
-            Assert.Equal(sent, session.SentCloseStatus);
+            Assert.Equal((CloseStatus)sent, session.SentCloseStatus);
             Assert.Equal("before", Encoding.UTF8.GetString(Assert.Single(frames).Item2));
             Assert.Equal(sent, StatusOf(Assert.Single(Written(session)).Payload));
         }
@@ -169,7 +169,7 @@ public class SessionDrainTests
         FeedSplit(answered, [0x82, 0xFF, 0x80, 0, 0, 0, 0, 0, 0, 0, 1, 2, 3, 4, 9, 9, 9], [], []);
         FeedSplit(answered, [0x88, 0x80, 0, 0, 0, 0], [], []); // an empty masked Close
         Assert.Equal(WebSocketSessionState.Closed, answered.State);
-        Assert.Equal((ushort)1005, answered.ReceivedCloseStatus);
+        Assert.Equal((CloseStatus)1005, answered.ReceivedCloseStatus);
         Assert.Null(answered.Timeout);
     }
 
@@ -184,7 +184,7 @@ public class SessionDrainTests
         Assert.Equal(WebSocketSessionState.CloseSent, session.State);
         FeedSplit(session, Close(1002), [], []);
         Assert.Equal(WebSocketSessionState.Closed, session.State);
-        Assert.Equal((ushort)1002, session.ReceivedCloseStatus);
+        Assert.Equal((CloseStatus)1002, session.ReceivedCloseStatus);
     }
 
     [Fact]
@@ -203,8 +203,8 @@ public class SessionDrainTests
         var recorder = new Recorder([]);
         Assert.Equal(OperationStatus.Done, session.Receive(input.AsSpan(used), ref recorder, out _));
         Assert.Equal(WebSocketSessionState.Closed, session.State);
-        Assert.Equal((ushort)1011, session.SentCloseStatus);
-        Assert.Equal((ushort)1011, session.ReceivedCloseStatus);
+        Assert.Equal((CloseStatus)1011, session.SentCloseStatus);
+        Assert.Equal((CloseStatus)1011, session.ReceivedCloseStatus);
     }
 
     private struct Thrower : IFrameHandler

@@ -41,9 +41,9 @@ public class WebSocketSessionTests
         Assert.Equal([WebSocketOpcode.Text, WebSocketOpcode.Ping, WebSocketOpcode.Close], frames.Select(f => f.Item1));
         Assert.Equal([(WebSocketOpcode.Pong, "7031"), (WebSocketOpcode.Close, "03E8")], Written(session).Select(f => (f.Opcode, Convert.ToHexString(f.Payload))));
         Assert.Equal(WebSocketSessionState.Closed, session.State);
-        Assert.Equal((ushort)1000, session.ReceivedCloseStatus);
+        Assert.Equal((CloseStatus)1000, session.ReceivedCloseStatus);
         Assert.Equal("bye", session.ReceivedCloseReason);
-        Assert.Equal((ushort)1000, session.SentCloseStatus);
+        Assert.Equal((CloseStatus)1000, session.SentCloseStatus);
         Assert.Equal(OperationStatus.Done, Feed(session, Frame(WebSocketOpcode.Text, "x"u8), frames).Status);
         Assert.Equal(3, frames.Count);
     }
@@ -53,7 +53,7 @@ public class WebSocketSessionTests
     {
         using var session = new WebSocketSession(WebSocketRole.Server);
         Feed(session, Frame(WebSocketOpcode.Close, []), []);
-        Assert.Equal((ushort)1005, session.ReceivedCloseStatus);
+        Assert.Equal((CloseStatus)1005, session.ReceivedCloseStatus);
         Assert.Equal([(WebSocketOpcode.Close, "")], Written(session).Select(f => (f.Opcode, Convert.ToHexString(f.Payload))));
     }
 
@@ -61,8 +61,8 @@ public class WebSocketSessionTests
     public void OurCloseWaitsForThePeersWithoutASecondClose()
     {
         using var session = new WebSocketSession(WebSocketRole.Server);
-        Assert.True(session.StartClose(4000, "x"));
-        Assert.False(session.StartClose(4001));
+        Assert.True(session.StartClose((CloseStatus)4000, "x"));
+        Assert.False(session.StartClose((CloseStatus)4001));
         Assert.Equal(WebSocketSessionState.CloseSent, session.State);
         Assert.Equal([(WebSocketOpcode.Close, "0FA078")], Written(session).Select(f => (f.Opcode, Convert.ToHexString(f.Payload))));
 
@@ -100,7 +100,7 @@ public class WebSocketSessionTests
         Written(session);
         Assert.Equal(OperationStatus.InvalidData, Feed(session, [0x82, 0x01, 0x00], []).Status);
         Assert.Empty(Written(session));
-        Assert.Equal((ushort)1000, session.SentCloseStatus);
+        Assert.Equal((CloseStatus)1000, session.SentCloseStatus);
     }
 
     [Theory]
