@@ -98,9 +98,9 @@ public static class Http1Handshake
     {
         ArgumentNullException.ThrowIfNull(response);
         ArgumentNullException.ThrowIfNull(offeredSubprotocols);
-        int status = int.TryParse(response.Part2, NumberStyles.None, CultureInfo.InvariantCulture, out int parsed)
-            && parsed is >= 100 and <= 999 ? parsed : 0;
-        if (response.Part1 != "HTTP/1.1" || status != 101)
+        int status = response.Part2.Length == 3 && int.TryParse(response.Part2, NumberStyles.None, CultureInfo.InvariantCulture, out int parsed)
+            && parsed >= 100 ? parsed : 0;
+        if (response.Part1 != "HTTP/1.1" || response.Part2 != "101")
         {
             throw Refused($"The server answered {response.Part2} {response.Part3} instead of 101 Switching Protocols.");
         }
