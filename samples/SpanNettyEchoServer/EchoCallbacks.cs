@@ -1,5 +1,4 @@
 using System.Net.WebSockets;
-using WebSocketCodec.Pipelines;
 using WebSocketCodec.SpanNetty;
 
 namespace WebSocketCodec.Samples.SpanNettyEchoServer;

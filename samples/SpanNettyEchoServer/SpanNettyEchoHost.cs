@@ -7,7 +7,6 @@ using DotNetty.Transport.Channels;
 using DotNetty.Transport.Channels.Groups;
 using DotNetty.Transport.Channels.Sockets;
 using DotNetty.Transport.Libuv;
-using WebSocketCodec.Pipelines;
 using WebSocketCodec.Samples.EchoServer;
 using WebSocketCodec.SpanNetty;
 

@@ -1,4 +1,3 @@
-using WebSocketCodec.Pipelines;
 
 namespace WebSocketCodec.Samples.SpanNettyEchoServer;
 

@@ -25,7 +25,10 @@ public abstract class CloseExchangeServersFixture(string transport) : IAsyncLife
             Transport = transport,
             Threads = 2,
             Session = new WebSocketSessionOptions { CloseTimeout = TimeSpan.FromSeconds(60) },
-            Ended = info => _ends.Writer.TryWrite(new ServerEnd(info.SentStatus, info.ReceivedStatus, info.Timeout is not null, info.Error?.Message)),
+            Ended = info => _ends.Writer.TryWrite(new ServerEnd(
+                (int?)info.SentStatus, (int?)info.ReceivedStatus,
+                info.EndReason is WebSocketEndReason.KeepAliveTimeout or WebSocketEndReason.IdleTimeout or WebSocketEndReason.CloseTimeout,
+                info.Error?.Message)),
         };
         _plain = await SpanNettyEchoHost.StartAsync(options);
         _tls = await SpanNettyEchoHost.StartAsync(options with { Tls = true });

@@ -6,7 +6,7 @@ namespace WebSocketCodec.AspNetCore;
 /// <summary>One of the two Kestrel endpoints fed from one cleartext socket: the HTTP/1.1 side or the HTTP/2 prior
 /// knowledge side. Bound by the listener factory that <see cref="SharedPortExtensions.AddHttp2PriorKnowledgeDetection"/>
 /// registers.</summary>
-public sealed class SharedPortEndPoint : EndPoint
+internal sealed class SharedPortEndPoint : EndPoint
 {
     internal SharedPortEndPoint(SharedPortSocket socket, HttpProtocols protocol)
     {

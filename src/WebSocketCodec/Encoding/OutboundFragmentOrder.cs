@@ -6,7 +6,7 @@ namespace WebSocketCodec;
 /// Keeps a sender's outbound fragments in order (RFC 6455 §5.4): a Continuation only inside an unfinished message, a
 /// new Text or Binary message only outside one. Control frames may come anywhere. A mutable struct: keep it in a field.
 /// </summary>
-public struct OutboundFragmentOrder
+internal struct OutboundFragmentOrder
 {
     private bool _messageOpen;
 
