@@ -84,9 +84,9 @@ public abstract class CloseExchangeTests(ITestOutputHelper output)
             {
                 // The peer kept writing before it answered: the server skips those frames to reach the Close.
                 byte[] data = violation.DataBeforeAnswer
-                    ? [.. Enumerable.Range(0, 20).SelectMany(i => RawWebSocket.Frame(WebSocketOpcode.Binary, new byte[i * 50]))]
+                    ? [.. Enumerable.Range(0, 20).SelectMany(i => WireFrames.Client(WebSocketOpcode.Binary, new byte[i * 50]))]
                     : [];
-                await SendIgnoringEndAsync(socket, [.. data, .. RawWebSocket.Close(1000)]);
+                await SendIgnoringEndAsync(socket, [.. data, .. WireFrames.ClientClose(1000)]);
                 clock.Restart();
             }
 
@@ -118,7 +118,7 @@ public abstract class CloseExchangeTests(ITestOutputHelper output)
             Assert.True(frame is not null, "the stream ended without the server's Close");
             if (frame.Value.Opcode == WebSocketOpcode.Close)
             {
-                return frame.Value.Payload.Length >= 2 ? (frame.Value.Payload[0] << 8) | frame.Value.Payload[1] : 1005;
+                return WireFrames.CloseStatusOf(frame.Value.Payload);
             }
         }
     }
@@ -150,8 +150,8 @@ public abstract class CloseExchangeTests(ITestOutputHelper output)
 
     private static Dictionary<string, Case> BuildCases()
     {
-        byte[] before = RawWebSocket.Frame(WebSocketOpcode.Text, "before"u8);
-        byte[] after = RawWebSocket.Frame(WebSocketOpcode.Text, "after"u8);
+        byte[] before = WireFrames.Client(WebSocketOpcode.Text, "before"u8);
+        byte[] after = WireFrames.Client(WebSocketOpcode.Text, "after"u8);
         var cases = new Dictionary<string, Case>();
         (string Name, byte First, int Length)[] badFrames =
         [
@@ -163,12 +163,12 @@ public abstract class CloseExchangeTests(ITestOutputHelper output)
         ];
         foreach (var (name, first, length) in badFrames)
         {
-            cases[name] = new([.. before, .. RawWebSocket.RawFrame(first, new byte[length]), .. after], 1002);
+            cases[name] = new([.. before, .. WireFrames.Client(first, new byte[length]), .. after], 1002);
         }
 
-        cases["opcode 3, data before the answer"] = new([.. before, .. RawWebSocket.RawFrame(0x83, [1]), .. after], 1002, DataBeforeAnswer: true);
+        cases["opcode 3, data before the answer"] = new([.. before, .. WireFrames.Client(0x83, [1]), .. after], 1002, DataBeforeAnswer: true);
         cases["a new message inside a fragmented one"] = new(
-            [.. RawWebSocket.Frame(WebSocketOpcode.Text, "a"u8, fin: false), .. RawWebSocket.Frame(WebSocketOpcode.Text, "b"u8)], 1002);
+            [.. WireFrames.Client(WebSocketOpcode.Text, "a"u8, fin: false), .. WireFrames.Client(WebSocketOpcode.Text, "b"u8)], 1002);
         cases["an unmasked frame"] = new([0x81, 0x02, (byte)'h', (byte)'i'], 1002);
 
         (string Name, byte[] Text)[] invalidUtf8 =
@@ -178,32 +178,32 @@ public abstract class CloseExchangeTests(ITestOutputHelper output)
         ];
         foreach (var (name, text) in invalidUtf8)
         {
-            cases[$"invalid UTF-8: {name}"] = new(RawWebSocket.Frame(WebSocketOpcode.Text, text), 1007);
+            cases[$"invalid UTF-8: {name}"] = new(WireFrames.Client(WebSocketOpcode.Text, text), 1007);
             cases[$"invalid UTF-8 split at every byte: {name}"] = new(
-                [.. text.SelectMany((b, i) => RawWebSocket.Frame(i == 0 ? WebSocketOpcode.Text : WebSocketOpcode.Continuation, [b], fin: i == text.Length - 1))],
+                [.. text.SelectMany((b, i) => WireFrames.Client(i == 0 ? WebSocketOpcode.Text : WebSocketOpcode.Continuation, [b], fin: i == text.Length - 1))],
                 1007, DataBeforeAnswer: name == "surrogate");
         }
 
-        cases["invalid UTF-8 before the message ends"] = new(RawWebSocket.Frame(WebSocketOpcode.Text, [0x61, 0xED, 0xA0, 0x80], fin: false), 1007);
+        cases["invalid UTF-8 before the message ends"] = new(WireFrames.Client(WebSocketOpcode.Text, [0x61, 0xED, 0xA0, 0x80], fin: false), 1007);
 
         foreach (ushort code in (ushort[])[0, 999, 1004, 1005, 1006, 1015, 1016, 1100, 2000, 2999, 5000, 65535])
         {
-            cases[$"close code {code}"] = new(RawWebSocket.Close(code), 1002, IsOwnClose: true);
+            cases[$"close code {code}"] = new(WireFrames.ClientClose(code), 1002, IsOwnClose: true);
         }
 
-        cases["close code 1004 behind data"] = new([.. before, .. RawWebSocket.Frame(WebSocketOpcode.Binary, new byte[3000]), .. RawWebSocket.Close(1004)], 1002, IsOwnClose: true);
-        cases["close of one byte"] = new(RawWebSocket.Frame(WebSocketOpcode.Close, [0x03]), 1002, IsOwnClose: true);
-        cases["close reason not UTF-8"] = new(RawWebSocket.Frame(WebSocketOpcode.Close, [0x03, 0xE8, 0xCE, 0xBA, 0xE1, 0xBD]), 1007, IsOwnClose: true);
-        cases["close of 126 bytes"] = new(RawWebSocket.RawFrame(0x88, [0x03, 0xE8, .. new byte[124]]), 1002, IsOwnClose: true);
-        cases["fragmented close"] = new(RawWebSocket.RawFrame(0x08, [0x03, 0xE8]), 1002, IsOwnClose: true);
-        cases["close with RSV1"] = new(RawWebSocket.RawFrame(0xC8, [0x03, 0xE8]), 1002, IsOwnClose: true);
+        cases["close code 1004 behind data"] = new([.. before, .. WireFrames.Client(WebSocketOpcode.Binary, new byte[3000]), .. WireFrames.ClientClose(1004)], 1002, IsOwnClose: true);
+        cases["close of one byte"] = new(WireFrames.Client(WebSocketOpcode.Close, [0x03]), 1002, IsOwnClose: true);
+        cases["close reason not UTF-8"] = new(WireFrames.Client(WebSocketOpcode.Close, [0x03, 0xE8, 0xCE, 0xBA, 0xE1, 0xBD]), 1007, IsOwnClose: true);
+        cases["close of 126 bytes"] = new(WireFrames.Client(0x88, [0x03, 0xE8, .. new byte[124]]), 1002, IsOwnClose: true);
+        cases["fragmented close"] = new(WireFrames.Client(0x08, [0x03, 0xE8]), 1002, IsOwnClose: true);
+        cases["close with RSV1"] = new(WireFrames.Client(0xC8, [0x03, 0xE8]), 1002, IsOwnClose: true);
 
         // 16 MiB is the limit: a header announcing one byte more fails before any payload (which never comes).
         cases["a frame over the limit, announced"] = new([0x82, 0xFF, 0, 0, 0, 0, 0x01, 0, 0, 0x01, 1, 2, 3, 4], 1009);
         byte[] eightMiB = new byte[8 << 20];
         cases["fragments over the limit"] = new(
-            [.. RawWebSocket.Frame(WebSocketOpcode.Binary, eightMiB, fin: false), .. RawWebSocket.Frame(WebSocketOpcode.Continuation, eightMiB, fin: false),
-             .. RawWebSocket.Frame(WebSocketOpcode.Continuation, [1])],
+            [.. WireFrames.Client(WebSocketOpcode.Binary, eightMiB, fin: false), .. WireFrames.Client(WebSocketOpcode.Continuation, eightMiB, fin: false),
+             .. WireFrames.Client(WebSocketOpcode.Continuation, [1])],
             1009, DataBeforeAnswer: true);
         return cases;
     }

@@ -73,12 +73,12 @@ public sealed class CloseRaceTests
             }
 
             Assert.NotNull(frame);
-            Assert.Equal(1001, (frame.Value.Payload[0] << 8) | frame.Value.Payload[1]); // going away
+            Assert.Equal(1001, WireFrames.CloseStatusOf(frame.Value.Payload)); // going away
             await stopSending.CancelAsync();
             await sending;
 
             // More data behind our answer's heels, then the answer; after the server's Close nothing more may come.
-            await socket.SendAsync([.. RawWebSocket.Frame(WebSocketOpcode.Binary, new byte[100]), .. RawWebSocket.Close(1001)]);
+            await socket.SendAsync([.. WireFrames.Client(WebSocketOpcode.Binary, new byte[100]), .. WireFrames.ClientClose(1001)]);
             Assert.Null(await socket.ReadFrameAsync().WaitAsync(bound.Token));
             Assert.NotEmpty(frames); // the race was on: data flowed until the Close
 
@@ -98,7 +98,7 @@ public sealed class CloseRaceTests
 
     private static async Task SendUntilStoppedAsync(RawWebSocket socket, int pauseAfter, CancellationToken stop)
     {
-        byte[] frame = RawWebSocket.Frame(WebSocketOpcode.Binary, new byte[256]);
+        byte[] frame = WireFrames.Client(WebSocketOpcode.Binary, new byte[256]);
         for (int sent = 0; !stop.IsCancellationRequested; sent++)
         {
             if (sent >= pauseAfter)

@@ -31,11 +31,11 @@ public abstract class ConformanceTests
         byte[] max = new byte[125];
         new Random(125).NextBytes(max);
         await socket.SendAsync([
-            .. RawWebSocket.Frame(WebSocketOpcode.Pong, "unsolicited"u8),
-            .. RawWebSocket.Frame(WebSocketOpcode.Ping, []),
-            .. RawWebSocket.Frame(WebSocketOpcode.Ping, max),
-            .. Enumerable.Range(0, 10).SelectMany(i => RawWebSocket.Frame(WebSocketOpcode.Ping, [(byte)i])),
-            .. RawWebSocket.Close(1000)]);
+            .. WireFrames.Client(WebSocketOpcode.Pong, "unsolicited"u8),
+            .. WireFrames.Client(WebSocketOpcode.Ping, []),
+            .. WireFrames.Client(WebSocketOpcode.Ping, max),
+            .. Enumerable.Range(0, 10).SelectMany(i => WireFrames.Client(WebSocketOpcode.Ping, [(byte)i])),
+            .. WireFrames.ClientClose(1000)]);
         var (status, before) = await socket.ReadUntilCloseAsync(answer: false);
         Assert.Equal(1000, status);
         Assert.All(before, f => Assert.Equal(WebSocketOpcode.Pong, f.Opcode));
@@ -76,7 +76,7 @@ public abstract class ConformanceTests
     public async Task BadFramesAfterAGoodEchoGet1002(bool tls, byte first, int length)
     {
         await using RawWebSocket socket = await OpenAsync(tls);
-        await socket.SendAsync([.. RawWebSocket.Frame(WebSocketOpcode.Text, "before"u8), .. RawWebSocket.RawFrame(first, new byte[length]), .. RawWebSocket.Frame(WebSocketOpcode.Text, "after"u8)]);
+        await socket.SendAsync([.. WireFrames.Client(WebSocketOpcode.Text, "before"u8), .. WireFrames.Client(first, new byte[length]), .. WireFrames.Client(WebSocketOpcode.Text, "after"u8)]);
         var (status, before) = await socket.ReadUntilCloseAsync();
         Assert.Equal(1002, status);
         Assert.Equal("before", Encoding.UTF8.GetString(Assert.Single(before).Payload)); // and nothing after the violation
@@ -89,14 +89,14 @@ public abstract class ConformanceTests
     {
         await using RawWebSocket socket = await OpenAsync(tls);
         await socket.SendAsync([
-            .. RawWebSocket.Frame(WebSocketOpcode.Text, "frag"u8, fin: false),
-            .. RawWebSocket.Frame(WebSocketOpcode.Ping, "p"u8),
-            .. RawWebSocket.Frame(WebSocketOpcode.Continuation, [], fin: false),
-            .. RawWebSocket.Frame(WebSocketOpcode.Pong, "q"u8),
-            .. RawWebSocket.Frame(WebSocketOpcode.Continuation, "ments"u8),
-            .. RawWebSocket.Frame(WebSocketOpcode.Binary, [1], fin: false),
-            .. RawWebSocket.Frame(WebSocketOpcode.Continuation, [2]),
-            .. RawWebSocket.Close(1000)]);
+            .. WireFrames.Client(WebSocketOpcode.Text, "frag"u8, fin: false),
+            .. WireFrames.Client(WebSocketOpcode.Ping, "p"u8),
+            .. WireFrames.Client(WebSocketOpcode.Continuation, [], fin: false),
+            .. WireFrames.Client(WebSocketOpcode.Pong, "q"u8),
+            .. WireFrames.Client(WebSocketOpcode.Continuation, "ments"u8),
+            .. WireFrames.Client(WebSocketOpcode.Binary, [1], fin: false),
+            .. WireFrames.Client(WebSocketOpcode.Continuation, [2]),
+            .. WireFrames.ClientClose(1000)]);
         var (status, before) = await socket.ReadUntilCloseAsync(answer: false);
         Assert.Equal(1000, status);
         Assert.Equal(
@@ -108,7 +108,7 @@ public abstract class ConformanceTests
     [InlineData(false)]
     [InlineData(true)]
     public async Task ANewMessageInsideAFragmentedOneGets1002(bool tls) =>
-        await ExpectCloseAsync(tls, 1002, RawWebSocket.Frame(WebSocketOpcode.Text, "a"u8, fin: false), RawWebSocket.Frame(WebSocketOpcode.Text, "b"u8));
+        await ExpectCloseAsync(tls, 1002, WireFrames.Client(WebSocketOpcode.Text, "a"u8, fin: false), WireFrames.Client(WebSocketOpcode.Text, "b"u8));
 
     [Theory]
     [InlineData(false)]
@@ -120,10 +120,10 @@ public abstract class ConformanceTests
         var frames = new List<byte>();
         for (int i = 0; i < text.Length; i++)
         {
-            frames.AddRange(RawWebSocket.Frame(i == 0 ? WebSocketOpcode.Text : WebSocketOpcode.Continuation, text.AsSpan(i, 1), fin: i == text.Length - 1));
+            frames.AddRange(WireFrames.Client(i == 0 ? WebSocketOpcode.Text : WebSocketOpcode.Continuation, text.AsSpan(i, 1), fin: i == text.Length - 1));
         }
 
-        await socket.SendAsync([.. frames, .. RawWebSocket.Close(1000)]);
+        await socket.SendAsync([.. frames, .. WireFrames.ClientClose(1000)]);
         var (_, before) = await socket.ReadUntilCloseAsync(answer: false);
         Assert.Equal(text, Assert.Single(before).Payload);
     }
@@ -143,11 +143,11 @@ public abstract class ConformanceTests
     [MemberData(nameof(InvalidUtf8))]
     public async Task InvalidUtf8Gets1007WholeAndSplitAtEveryByte(bool tls, byte[] text)
     {
-        await ExpectCloseAsync(tls, 1007, RawWebSocket.Frame(WebSocketOpcode.Text, text));
+        await ExpectCloseAsync(tls, 1007, WireFrames.Client(WebSocketOpcode.Text, text));
         var fragments = new List<byte[]>();
         for (int i = 0; i < text.Length; i++)
         {
-            fragments.Add(RawWebSocket.Frame(i == 0 ? WebSocketOpcode.Text : WebSocketOpcode.Continuation, text.AsSpan(i, 1), fin: i == text.Length - 1));
+            fragments.Add(WireFrames.Client(i == 0 ? WebSocketOpcode.Text : WebSocketOpcode.Continuation, text.AsSpan(i, 1), fin: i == text.Length - 1));
         }
 
         await ExpectCloseAsync(tls, 1007, [.. fragments]);
@@ -160,7 +160,7 @@ public abstract class ConformanceTests
     {
         await using RawWebSocket socket = await OpenAsync(tls);
         // The first fragment already holds an impossible sequence; the rest of the message is never sent.
-        await socket.SendAsync(RawWebSocket.Frame(WebSocketOpcode.Text, [0x61, 0xED, 0xA0, 0x80], fin: false));
+        await socket.SendAsync(WireFrames.Client(WebSocketOpcode.Text, [0x61, 0xED, 0xA0, 0x80], fin: false));
         var (status, _) = await socket.ReadUntilCloseAsync();
         Assert.Equal(1007, status);
     }
@@ -182,7 +182,7 @@ public abstract class ConformanceTests
     public async Task ValidCloseCodesAreEchoed(int code)
     {
         await using RawWebSocket socket = await OpenAsync(false);
-        await socket.SendAsync(RawWebSocket.Close((ushort)code, "reason"));
+        await socket.SendAsync(WireFrames.ClientClose((ushort)code, "reason"));
         var (status, _) = await socket.ReadUntilCloseAsync(answer: false);
         Assert.Equal(code, status);
     }
@@ -201,18 +201,18 @@ public abstract class ConformanceTests
     [InlineData(5000)]
     [InlineData(65535)]
     public async Task InvalidCloseCodesGet1002(int code) =>
-        await ExpectCloseAsync(false, 1002, RawWebSocket.Close((ushort)code));
+        await ExpectCloseAsync(false, 1002, WireFrames.ClientClose((ushort)code));
 
     [Theory]
     [InlineData(false)]
     [InlineData(true)]
     public async Task CloseEdgeCases(bool tls)
     {
-        await ExpectCloseAsync(tls, 1005, RawWebSocket.Frame(WebSocketOpcode.Close, [])); // empty Close: empty answer
-        await ExpectCloseAsync(tls, 1002, RawWebSocket.Frame(WebSocketOpcode.Close, [0x03])); // one byte
-        await ExpectCloseAsync(tls, 1007, RawWebSocket.Frame(WebSocketOpcode.Close, [0x03, 0xE8, 0xCE, 0xBA, 0xE1, 0xBD])); // reason not UTF-8
-        await ExpectCloseAsync(tls, 1000, RawWebSocket.Close(1000, new string('r', 123))); // longest reason
-        await ExpectCloseAsync(tls, 1002, RawWebSocket.RawFrame(0x88, [0x03, 0xE8, .. new byte[124]])); // 126-byte close
+        await ExpectCloseAsync(tls, 1005, WireFrames.Client(WebSocketOpcode.Close, [])); // empty Close: empty answer
+        await ExpectCloseAsync(tls, 1002, WireFrames.Client(WebSocketOpcode.Close, [0x03])); // one byte
+        await ExpectCloseAsync(tls, 1007, WireFrames.Client(WebSocketOpcode.Close, [0x03, 0xE8, 0xCE, 0xBA, 0xE1, 0xBD])); // reason not UTF-8
+        await ExpectCloseAsync(tls, 1000, WireFrames.ClientClose(1000, new string('r', 123))); // longest reason
+        await ExpectCloseAsync(tls, 1002, WireFrames.Client(0x88, [0x03, 0xE8, .. new byte[124]])); // 126-byte close
     }
 
     [Theory]
@@ -221,7 +221,7 @@ public abstract class ConformanceTests
     public async Task NothingIsEchoedAfterTheClose(bool tls)
     {
         await using RawWebSocket socket = await OpenAsync(tls);
-        await socket.SendAsync([.. RawWebSocket.Close(1000), .. RawWebSocket.Frame(WebSocketOpcode.Text, "late"u8), .. RawWebSocket.Frame(WebSocketOpcode.Ping, "late"u8)]);
+        await socket.SendAsync([.. WireFrames.ClientClose(1000), .. WireFrames.Client(WebSocketOpcode.Text, "late"u8), .. WireFrames.Client(WebSocketOpcode.Ping, "late"u8)]);
         var (status, before) = await socket.ReadUntilCloseAsync(answer: false);
         Assert.Equal(1000, status);
         Assert.Empty(before);
@@ -238,9 +238,9 @@ public abstract class ConformanceTests
         // Fragments adding up to more than the limit fail at the fragment that crosses it.
         byte[] eightMiB = new byte[8 << 20];
         await ExpectCloseAsync(tls, 1009,
-            RawWebSocket.Frame(WebSocketOpcode.Binary, eightMiB, fin: false),
-            RawWebSocket.Frame(WebSocketOpcode.Continuation, eightMiB, fin: false),
-            RawWebSocket.Frame(WebSocketOpcode.Continuation, [1]));
+            WireFrames.Client(WebSocketOpcode.Binary, eightMiB, fin: false),
+            WireFrames.Client(WebSocketOpcode.Continuation, eightMiB, fin: false),
+            WireFrames.Client(WebSocketOpcode.Continuation, [1]));
     }
 
     [Theory]
@@ -257,10 +257,10 @@ public abstract class ConformanceTests
         await using RawWebSocket socket = await OpenAsync(tls);
         byte[] payload = new byte[length];
         new Random(length).NextBytes(payload);
-        await socket.SendAsync(RawWebSocket.Frame(WebSocketOpcode.Binary, payload));
+        await socket.SendAsync(WireFrames.Client(WebSocketOpcode.Binary, payload));
         var echo = await socket.ReadFrameAsync();
         Assert.Equal(payload, echo!.Value.Payload);
-        await socket.SendAsync(RawWebSocket.Close(1000));
+        await socket.SendAsync(WireFrames.ClientClose(1000));
         Assert.Equal(1000, (await socket.ReadUntilCloseAsync(answer: false)).Status);
     }
 }

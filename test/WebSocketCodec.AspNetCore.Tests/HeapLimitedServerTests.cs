@@ -61,7 +61,7 @@ public sealed partial class HeapLimitedServerTests(ITestOutputHelper output)
                 sockets.ForEach(socket => socket.Dispose());
             }
 
-            await good.SendAsync(RawWebSocket.Close(1000));
+            await good.SendAsync(WireFrames.ClientClose(1000));
             Assert.Equal(1000, (await good.ReadUntilCloseAsync(answer: false)).Status);
         }
         finally
@@ -179,7 +179,7 @@ public sealed partial class HeapLimitedServerTests(ITestOutputHelper output)
 
     private static async Task AssertEchoAsync(RawWebSocket socket, byte[] payload)
     {
-        await socket.SendAsync(RawWebSocket.Frame(WebSocketOpcode.Binary, payload));
+        await socket.SendAsync(WireFrames.Client(WebSocketOpcode.Binary, payload));
         var echo = await socket.ReadFrameAsync();
         Assert.True(echo is { Opcode: WebSocketOpcode.Binary }, "the well-behaved websocket got no echo");
         Assert.True(payload.AsSpan().SequenceEqual(echo.Value.Payload), "the echo differs");

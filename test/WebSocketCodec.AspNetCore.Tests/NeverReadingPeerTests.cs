@@ -21,7 +21,7 @@ public sealed class NeverReadingPeerTests(ITestOutputHelper output)
         Assert.True(await socket.ReceiveAsync(head) > 0); // the 101; from now on nothing is read
 
         // Echo requests, 64 KiB each, until the server stops taking them (its echoes pile up unread) or gives up.
-        byte[] frame = RawWebSocket.Frame(WebSocketOpcode.Binary, new byte[64 * 1024]);
+        byte[] frame = WireFrames.Client(WebSocketOpcode.Binary, new byte[64 * 1024]);
         var clock = Stopwatch.StartNew();
         TimeSpan? stuckAt = null;
         bool reset = false;

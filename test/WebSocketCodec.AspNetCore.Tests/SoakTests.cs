@@ -34,19 +34,19 @@ public sealed class SoakTests(EchoServersFixture servers) : IClassFixture<EchoSe
             {
                 int size = random.Next(2) == 0 ? payload.Length - offset : Math.Min(payload.Length - offset, random.Next(1, 2000));
                 bool fin = offset + size == payload.Length;
-                wire.AddRange(RawWebSocket.Frame(offset == 0 ? (text ? WebSocketOpcode.Text : WebSocketOpcode.Binary) : WebSocketOpcode.Continuation, payload.AsSpan(offset, size), fin));
+                wire.AddRange(WireFrames.Client(offset == 0 ? (text ? WebSocketOpcode.Text : WebSocketOpcode.Binary) : WebSocketOpcode.Continuation, payload.AsSpan(offset, size), fin));
                 offset += size;
                 if (!fin && random.Next(3) == 0)
                 {
                     byte[] ping = [(byte)pings.Count, (byte)m];
                     pings.Add(ping);
-                    wire.AddRange(RawWebSocket.Frame(WebSocketOpcode.Ping, ping));
+                    wire.AddRange(WireFrames.Client(WebSocketOpcode.Ping, ping));
                 }
             }
             while (offset < payload.Length);
         }
 
-        wire.AddRange(RawWebSocket.Close(1000));
+        wire.AddRange(WireFrames.ClientClose(1000));
         await using RawWebSocket socket = await RawWebSocket.OpenAsync(servers.Get(tls));
         byte[] bytes = [.. wire];
         // Read while writing: the echoes (about a megabyte) must not wait for the sends to finish.

@@ -57,7 +57,7 @@ public sealed class AllocationTests
         Task<WebSocketCloseInfo> run = channel.RunAsync(sender => echo = new MeasuringEcho(sender), Loopback.Timeout(60));
         byte[] payload = new byte[length];
         Array.Fill(payload, (byte)'a');
-        byte[] batch = [.. Enumerable.Range(0, 500).SelectMany(_ => ClientFrames.Frame(opcode, payload))];
+        byte[] batch = [.. Enumerable.Range(0, 500).SelectMany(_ => WireFrames.Client(opcode, payload))];
         Task<long> reader = Task.Run(() => loop.DiscardToEndAsync());
         CancellationToken timeout = Loopback.Timeout(60);
         for (int i = 0; i < 120; i++)
@@ -65,7 +65,7 @@ public sealed class AllocationTests
             await loop.SendAsync(batch, timeout);
         }
 
-        await loop.SendAsync(ClientFrames.Close(1000));
+        await loop.SendAsync(WireFrames.ClientClose(1000));
         await run.WaitAsync(Loopback.Timeout(60));
         await reader;
 

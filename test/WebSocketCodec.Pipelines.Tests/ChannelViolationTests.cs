@@ -37,12 +37,12 @@ public sealed class ChannelViolationTests
         Task<WebSocketCloseInfo> run = channel.RunAsync(listener, Loopback.Timeout());
 
         // A good frame first, in the same read as the bad one: it is delivered, then the Close is written.
-        await loop.SendAsync([.. ClientFrames.Frame(WebSocketOpcode.Binary, [7, 7]), .. frame]);
+        await loop.SendAsync([.. WireFrames.Client(WebSocketOpcode.Binary, [7, 7]), .. frame]);
         byte[] wire = await loop.ReadAsync(4);
         var frames = ClientFrames.Decode(wire);
         Assert.Single(frames);
         Assert.Equal(WebSocketOpcode.Close, frames[0].Opcode);
-        Assert.Equal(status, ClientFrames.Status(frames[0].Payload));
+        Assert.Equal(status, WireFrames.CloseStatusOf(frames[0].Payload));
         Assert.Equal([7, 7], Assert.Single(listener.Frames).Payload);
 
         if ((frame[0] & 0x0F) == (int)WebSocketOpcode.Close)
@@ -55,7 +55,7 @@ public sealed class ChannelViolationTests
             // The transport is not closed under the peer's feet: it waits for the peer's Close.
             await Task.Delay(50);
             Assert.False(run.IsCompleted);
-            await loop.SendAsync(ClientFrames.Close(status));
+            await loop.SendAsync(WireFrames.ClientClose(status));
         }
 
         WebSocketCloseInfo info = await run.WaitAsync(Loopback.Timeout());
@@ -74,11 +74,11 @@ public sealed class ChannelViolationTests
         var loop = new Loopback();
         var channel = new WebSocketChannel(loop.Server, WebSocketRole.Server);
         Task<WebSocketCloseInfo> run = channel.RunAsync(new RecordingListener(), Loopback.Timeout());
-        byte[] text = ClientFrames.Frame(WebSocketOpcode.Text, "abc\xFF"u8.ToArray());
-        byte[] bad = ClientFrames.Frame(WebSocketOpcode.Text, [.. "κόσμε"u8, 0xED, 0xA0, 0x80]); // a surrogate
+        byte[] text = WireFrames.Client(WebSocketOpcode.Text, "abc\xFF"u8.ToArray());
+        byte[] bad = WireFrames.Client(WebSocketOpcode.Text, [.. "κόσμε"u8, 0xED, 0xA0, 0x80]); // a surrogate
         await loop.SendByteByByteAsync(bad);
         var frames = ClientFrames.Decode(await loop.ReadAsync(4));
-        Assert.Equal(1007, ClientFrames.Status(frames[0].Payload));
+        Assert.Equal(1007, WireFrames.CloseStatusOf(frames[0].Payload));
         await loop.FinAsync();
         WebSocketCloseInfo info = await run.WaitAsync(Loopback.Timeout());
         Assert.Equal(ProtocolViolation.InvalidTextUtf8, info.Violation);
@@ -95,7 +95,7 @@ public sealed class ChannelViolationTests
         WebSocketCloseInfo info = await run.WaitAsync(Loopback.Timeout());
         Assert.Equal(ProtocolViolation.UnmaskedFrame, info.Violation);
         var frames = ClientFrames.Decode(await loop.ReadToEndAsync());
-        Assert.Equal(1002, ClientFrames.Status(Assert.Single(frames).Payload));
+        Assert.Equal(1002, WireFrames.CloseStatusOf(Assert.Single(frames).Payload));
     }
 
     [Fact]
@@ -105,10 +105,10 @@ public sealed class ChannelViolationTests
         var channel = new WebSocketChannel(loop.Server, WebSocketRole.Server);
         var listener = new RecordingListener { OnEach = (_, _, _) => throw new InvalidOperationException("app bug") };
         Task<WebSocketCloseInfo> run = channel.RunAsync(listener, Loopback.Timeout());
-        await loop.SendAsync(ClientFrames.Frame(WebSocketOpcode.Text, "x"u8));
+        await loop.SendAsync(WireFrames.Client(WebSocketOpcode.Text, "x"u8));
         var frames = ClientFrames.Decode(await loop.ReadAsync(4));
-        Assert.Equal(1011, ClientFrames.Status(frames[0].Payload));
-        await loop.SendAsync(ClientFrames.Close(1011));
+        Assert.Equal(1011, WireFrames.CloseStatusOf(frames[0].Payload));
+        await loop.SendAsync(WireFrames.ClientClose(1011));
         WebSocketCloseInfo info = await run.WaitAsync(Loopback.Timeout());
         Assert.Equal("app bug", info.Error?.Message);
         Assert.False(info.IsClean);

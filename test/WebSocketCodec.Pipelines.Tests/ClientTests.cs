@@ -116,12 +116,12 @@ public sealed class ClientTests
         // The loopback's "server" end plays our client here: it expects unmasked input.
         var channel = new WebSocketChannel(loop.Server, WebSocketRole.Client);
         Task<WebSocketCloseInfo> run = channel.RunAsync(new RecordingListener(), Loopback.Timeout());
-        await loop.SendAsync(ClientFrames.Frame(WebSocketOpcode.Text, "masked"u8));
+        await loop.SendAsync(WireFrames.Client(WebSocketOpcode.Text, "masked"u8));
         byte[] wire = await loop.ReadAsync(8);
         var decoder = new FrameDecoder(WebSocketRole.Server);
         Assert.Equal(OperationStatus.Done, decoder.ReadFrame(wire, out FrameHeader header, out Span<byte> payload, out _));
         Assert.Equal(WebSocketOpcode.Close, header.Opcode);
-        Assert.Equal(1002, (payload[0] << 8) | payload[1]);
+        Assert.Equal(1002, WireFrames.CloseStatusOf(payload));
         await loop.FinAsync();
         Assert.Equal(ProtocolViolation.MaskedFrame, (await run.WaitAsync(Loopback.Timeout())).Violation);
     }

@@ -64,16 +64,16 @@ public sealed class MessageApiTests
         var pool = new CountingPool();
         await using var server = new MessageWebSocket(new WebSocketChannel(loop.Server, WebSocketRole.Server, new() { Pool = pool }), pool).Start();
         await loop.SendAsync([
-            .. ClientFrames.Frame(WebSocketOpcode.Text, "Grü"u8[..3], fin: false),
-            .. ClientFrames.Frame(WebSocketOpcode.Ping, "1"u8),
-            .. ClientFrames.Frame(WebSocketOpcode.Continuation, "Grü"u8[3..], fin: false),
-            .. ClientFrames.Frame(WebSocketOpcode.Ping, "2"u8),
-            .. ClientFrames.Frame(WebSocketOpcode.Continuation, "ße"u8)]);
+            .. WireFrames.Client(WebSocketOpcode.Text, "Grü"u8[..3], fin: false),
+            .. WireFrames.Client(WebSocketOpcode.Ping, "1"u8),
+            .. WireFrames.Client(WebSocketOpcode.Continuation, "Grü"u8[3..], fin: false),
+            .. WireFrames.Client(WebSocketOpcode.Ping, "2"u8),
+            .. WireFrames.Client(WebSocketOpcode.Continuation, "ße"u8)]);
         using WebSocketMessage? message = await server.ReceiveAsync(Loopback.Timeout());
         Assert.Equal("Grüße", message!.GetText());
         var pongs = ClientFrames.Decode(await loop.ReadAsync(6));
         Assert.Equal(["1", "2"], pongs.Select(p => Encoding.UTF8.GetString(p.Payload)));
-        await loop.SendAsync(ClientFrames.Close(1001));
+        await loop.SendAsync(WireFrames.ClientClose(1001));
         Assert.Null(await server.ReceiveAsync(Loopback.Timeout()));
         Assert.Equal((ushort)1001, (await server.Completion).ReceivedStatus);
         message.Dispose();
@@ -106,12 +106,12 @@ public sealed class MessageApiTests
         var server = new MessageWebSocket(new WebSocketChannel(loop.Server, WebSocketRole.Server, new() { Pool = pool }), pool, maxQueuedMessages: 2).Start();
         for (int i = 0; i < 5; i++)
         {
-            await loop.SendAsync(ClientFrames.Frame(WebSocketOpcode.Binary, [(byte)i]));
+            await loop.SendAsync(WireFrames.Client(WebSocketOpcode.Binary, [(byte)i]));
             await Task.Delay(20);
         }
 
         // Reading paused after the queue filled: a Ping sent now is not answered yet.
-        await loop.SendAsync(ClientFrames.Frame(WebSocketOpcode.Ping, "p"u8));
+        await loop.SendAsync(WireFrames.Client(WebSocketOpcode.Ping, "p"u8));
         await Task.Delay(100);
         Assert.False(loop.ServerOutputCompleted());
         using (WebSocketMessage? first = await server.ReceiveAsync(Loopback.Timeout()))
@@ -121,7 +121,7 @@ public sealed class MessageApiTests
 
         // Closing releases the pause, so the peer's Close is read.
         Task<WebSocketCloseInfo> closing = server.CloseAsync(1000, null, Loopback.Timeout());
-        await loop.SendAsync(ClientFrames.Close(1000));
+        await loop.SendAsync(WireFrames.ClientClose(1000));
         Assert.True((await closing).IsClean);
         await server.DisposeAsync();
         Assert.Equal(0, pool.Outstanding);
@@ -133,7 +133,7 @@ public sealed class MessageApiTests
         var loop = new Loopback();
         var pool = new CountingPool();
         var server = new MessageWebSocket(new WebSocketChannel(loop.Server, WebSocketRole.Server, new() { Pool = pool }), pool, maxQueuedMessages: 1).Start();
-        await loop.SendAsync([.. ClientFrames.Frame(WebSocketOpcode.Binary, [1]), .. ClientFrames.Frame(WebSocketOpcode.Binary, [2])]);
+        await loop.SendAsync([.. WireFrames.Client(WebSocketOpcode.Binary, [1]), .. WireFrames.Client(WebSocketOpcode.Binary, [2])]);
         await Task.Delay(50);
         await server.DisposeAsync().AsTask().WaitAsync(Loopback.Timeout());
         Assert.Equal(0, pool.Outstanding);
@@ -203,19 +203,19 @@ public sealed class MessageApiTests
         WebSocketCloseInfo info = await run.WaitAsync(Loopback.Timeout());
         Assert.Equal(SessionTimerResult.KeepAliveTimeout, info.Timeout);
         var close = Assert.Single(ClientFrames.Decode(await loop.ReadToEndAsync()));
-        Assert.Equal(1001, ClientFrames.Status(close.Payload));
+        Assert.Equal(1001, WireFrames.CloseStatusOf(close.Payload));
     }
 
     [Fact]
     public async Task KeepAliveIsSatisfiedByThePong()
     {
         var (time, loop, run, ping) = await StartAndAwaitTheFirstPingAsync();
-        await loop.SendAsync(ClientFrames.Frame(WebSocketOpcode.Pong, ping.Payload));
+        await loop.SendAsync(WireFrames.Client(WebSocketOpcode.Pong, ping.Payload));
         await Task.Delay(50);
         time.Advance(TimeSpan.FromSeconds(6));
         await Task.Delay(50);
         Assert.False(run.IsCompleted);
-        await loop.SendAsync(ClientFrames.Close(1000));
+        await loop.SendAsync(WireFrames.ClientClose(1000));
         Assert.True((await run.WaitAsync(Loopback.Timeout())).IsClean);
     }
 
@@ -233,7 +233,7 @@ public sealed class MessageApiTests
         Assert.Equal(WebSocketSessionState.Open, channel.State);
         time.Advance(TimeSpan.FromSeconds(1));
         var close = Assert.Single(ClientFrames.Decode(await loop.ReadAsync(4)));
-        Assert.Equal(1001, ClientFrames.Status(close.Payload));
+        Assert.Equal(1001, WireFrames.CloseStatusOf(close.Payload));
         Assert.Equal(WebSocketSessionState.CloseSent, channel.State);
 
         time.Advance(TimeSpan.FromSeconds(3));

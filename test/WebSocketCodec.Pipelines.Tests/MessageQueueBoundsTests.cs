@@ -17,11 +17,11 @@ public sealed class MessageQueueBoundsTests
         // Each message in its own read: after three (12,000 B) the loop stops reading, so a Ping behind them waits.
         for (int i = 0; i < 5; i++)
         {
-            await loop.SendAsync(ClientFrames.Frame(WebSocketOpcode.Binary, Enumerable.Repeat((byte)i, 4000).ToArray()));
+            await loop.SendAsync(WireFrames.Client(WebSocketOpcode.Binary, Enumerable.Repeat((byte)i, 4000).ToArray()));
             await Task.Delay(20);
         }
 
-        await loop.SendAsync(ClientFrames.Frame(WebSocketOpcode.Ping, "p"u8));
+        await loop.SendAsync(WireFrames.Client(WebSocketOpcode.Ping, "p"u8));
         await Task.Delay(100);
         Assert.Equal(0, loop.ServerBytesPending()); // no Pong: the Ping was not read
 
@@ -36,7 +36,7 @@ public sealed class MessageQueueBoundsTests
         var pong = ClientFrames.Decode(await loop.ReadAsync(3));
         Assert.Equal(WebSocketOpcode.Pong, pong[0].Opcode);
         Task<WebSocketCloseInfo> closing = server.CloseAsync(1000, null, Loopback.Timeout());
-        await loop.SendAsync(ClientFrames.Close(1000));
+        await loop.SendAsync(WireFrames.ClientClose(1000));
         Assert.True((await closing).IsClean);
         await server.DisposeAsync();
         Assert.Equal(0, pool.Outstanding);
@@ -48,7 +48,7 @@ public sealed class MessageQueueBoundsTests
         var loop = new Loopback();
         var pool = new CountingPool();
         var socket = new PipeWebSocket(new WebSocketChannel(loop.Server, WebSocketRole.Server, new() { Pool = pool }));
-        await loop.SendAsync([.. ClientFrames.Frame(WebSocketOpcode.Binary, [1, 2, 3]), .. ClientFrames.Frame(WebSocketOpcode.Text, "x"u8)]);
+        await loop.SendAsync([.. WireFrames.Client(WebSocketOpcode.Binary, [1, 2, 3]), .. WireFrames.Client(WebSocketOpcode.Text, "x"u8)]);
         byte[] buffer = new byte[2];
         ValueWebSocketReceiveResult partial = await socket.ReceiveAsync(buffer.AsMemory(), Loopback.Timeout());
         Assert.False(partial.EndOfMessage); // one message half read, one queued

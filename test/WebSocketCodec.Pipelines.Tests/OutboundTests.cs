@@ -34,7 +34,7 @@ public sealed class OutboundTests
         Task<WebSocketCloseInfo> run = channel.RunAsync(listener, Loopback.Timeout());
 
         // Echo requests keep coming (so the idle and keep-alive clocks see input) while nothing is read back.
-        byte[] frame = ClientFrames.Frame(WebSocketOpcode.Binary, new byte[16 * 1024]);
+        byte[] frame = WireFrames.Client(WebSocketOpcode.Binary, new byte[16 * 1024]);
         using var sending = new CancellationTokenSource(TimeSpan.FromSeconds(8));
         Task pump = Task.Run(async () =>
         {
@@ -91,7 +91,7 @@ public sealed class OutboundTests
         Task reader = Task.Run(async () => received = await loop.DiscardToEndAsync(20));
         await blocked.AsTask().WaitAsync(TimeSpan.FromSeconds(10));
         Assert.True(channel.Sender.TrySend(WebSocketOpcode.Binary, payload));
-        await loop.SendAsync(ClientFrames.Close(1000));
+        await loop.SendAsync(WireFrames.ClientClose(1000));
         WebSocketCloseInfo info = await run.WaitAsync(TimeSpan.FromSeconds(10));
         await reader.WaitAsync(TimeSpan.FromSeconds(10));
 
@@ -111,11 +111,11 @@ public sealed class OutboundTests
         var listener = new EchoListener { Sender = channel.Sender };
         Task<WebSocketCloseInfo> run = channel.RunAsync(listener, Loopback.Timeout());
 
-        await loop.SendAsync(ClientFrames.Frame(WebSocketOpcode.Text, "one"u8));
+        await loop.SendAsync(WireFrames.Client(WebSocketOpcode.Text, "one"u8));
         byte[] echo = await loop.ReadAsync(5);
         await channel.CloseAsync(1001, "going away");
         // The peer had more in flight before it saw our Close: echoes of it are dropped, its Close is read.
-        await loop.SendAsync([.. ClientFrames.Frame(WebSocketOpcode.Text, "two"u8), .. ClientFrames.Frame(WebSocketOpcode.Text, "three"u8), .. ClientFrames.Close(1001)]);
+        await loop.SendAsync([.. WireFrames.Client(WebSocketOpcode.Text, "two"u8), .. WireFrames.Client(WebSocketOpcode.Text, "three"u8), .. WireFrames.ClientClose(1001)]);
         WebSocketCloseInfo info = await run.WaitAsync(TimeSpan.FromSeconds(10));
 
         var frames = ClientFrames.Decode([.. echo, .. await loop.ReadToEndAsync()]);
@@ -133,7 +133,7 @@ public sealed class OutboundTests
         Task<WebSocketCloseInfo> run = channel.RunAsync(new RecordingListener(), Loopback.Timeout());
         await Assert.ThrowsAsync<ArgumentException>(async () => await channel.Sender.SendAsync(WebSocketOpcode.Close, new byte[] { 3, 232 }));
         Assert.Throws<ArgumentException>(() => channel.Sender.TrySend(WebSocketOpcode.Close, [3, 232]));
-        await loop.SendAsync(ClientFrames.Close(1000));
+        await loop.SendAsync(WireFrames.ClientClose(1000));
         Assert.True((await run.WaitAsync(TimeSpan.FromSeconds(10))).IsClean);
         Assert.Single(ClientFrames.Decode(await loop.ReadToEndAsync())); // the one Close, in answer
     }

@@ -14,9 +14,9 @@ public sealed class PipeWebSocketDisposeTests
         var transport = new HeldTransport(loop.Server);
         var socket = new PipeWebSocket(new WebSocketChannel(transport, WebSocketRole.Server, new() { Pool = pool }), pool);
         await loop.SendAsync([
-            .. ClientFrames.Frame(WebSocketOpcode.Binary, [1, 2, 3]),
-            .. ClientFrames.Frame(WebSocketOpcode.Text, "x"u8),
-            .. ClientFrames.Frame(WebSocketOpcode.Binary, new byte[4000]),
+            .. WireFrames.Client(WebSocketOpcode.Binary, [1, 2, 3]),
+            .. WireFrames.Client(WebSocketOpcode.Text, "x"u8),
+            .. WireFrames.Client(WebSocketOpcode.Binary, new byte[4000]),
         ]);
         byte[] buffer = new byte[2];
         ValueWebSocketReceiveResult partial = await socket.ReceiveAsync(buffer.AsMemory(), Loopback.Timeout());

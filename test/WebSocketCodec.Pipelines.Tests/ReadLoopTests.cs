@@ -19,13 +19,13 @@ public sealed class ReadLoopTests
         byte[] big = new byte[300];
         new Random(1).NextBytes(big);
         byte[] wire = Stream(
-            ClientFrames.Frame(WebSocketOpcode.Text, "héllo"u8),
-            ClientFrames.Frame(WebSocketOpcode.Binary, big),
-            ClientFrames.Frame(WebSocketOpcode.Text, "κό"u8, fin: false),
-            ClientFrames.Frame(WebSocketOpcode.Ping, "p"u8),
-            ClientFrames.Frame(WebSocketOpcode.Continuation, "σμε"u8),
-            ClientFrames.Frame(WebSocketOpcode.Binary, []),
-            ClientFrames.Close(1000, "bye"));
+            WireFrames.Client(WebSocketOpcode.Text, "héllo"u8),
+            WireFrames.Client(WebSocketOpcode.Binary, big),
+            WireFrames.Client(WebSocketOpcode.Text, "κό"u8, fin: false),
+            WireFrames.Client(WebSocketOpcode.Ping, "p"u8),
+            WireFrames.Client(WebSocketOpcode.Continuation, "σμε"u8),
+            WireFrames.Client(WebSocketOpcode.Binary, []),
+            WireFrames.ClientClose(1000, "bye"));
 
         await loop.SendByteByByteAsync(wire);
         WebSocketCloseInfo info = await run.WaitAsync(Loopback.Timeout());
@@ -52,13 +52,13 @@ public sealed class ReadLoopTests
         var listener = new RecordingListener();
         Task<WebSocketCloseInfo> run = channel.RunAsync(listener, Loopback.Timeout());
         byte[] wire = Stream(
-            ClientFrames.Frame(WebSocketOpcode.Pong, "a"u8),
-            ClientFrames.Frame(WebSocketOpcode.Text, "x"u8, fin: false),
-            ClientFrames.Frame(WebSocketOpcode.Pong, []),
-            ClientFrames.Frame(WebSocketOpcode.Ping, "p"u8),
-            ClientFrames.Frame(WebSocketOpcode.Continuation, "y"u8),
-            ClientFrames.Frame(WebSocketOpcode.Pong, "bc"u8),
-            ClientFrames.Close(1000));
+            WireFrames.Client(WebSocketOpcode.Pong, "a"u8),
+            WireFrames.Client(WebSocketOpcode.Text, "x"u8, fin: false),
+            WireFrames.Client(WebSocketOpcode.Pong, []),
+            WireFrames.Client(WebSocketOpcode.Ping, "p"u8),
+            WireFrames.Client(WebSocketOpcode.Continuation, "y"u8),
+            WireFrames.Client(WebSocketOpcode.Pong, "bc"u8),
+            WireFrames.ClientClose(1000));
 
         await loop.SendByteByByteAsync(wire);
         Assert.True((await run.WaitAsync(Loopback.Timeout())).IsClean);
@@ -82,7 +82,7 @@ public sealed class ReadLoopTests
         Task<WebSocketCloseInfo> run = channel.RunAsync(listener, Loopback.Timeout(30));
         byte[] payload = new byte[length];
         new Random(length).NextBytes(payload);
-        byte[] wire = Stream(ClientFrames.Frame(WebSocketOpcode.Binary, payload), ClientFrames.Frame(WebSocketOpcode.Binary, [1, 2, 3]), ClientFrames.Close(1000));
+        byte[] wire = Stream(WireFrames.Client(WebSocketOpcode.Binary, payload), WireFrames.Client(WebSocketOpcode.Binary, [1, 2, 3]), WireFrames.ClientClose(1000));
         for (int offset = 0; offset < wire.Length; offset += chunk)
         {
             await loop.SendAsync(wire.AsSpan(offset, Math.Min(chunk, wire.Length - offset)).ToArray());
@@ -101,7 +101,7 @@ public sealed class ReadLoopTests
         var loop = new Loopback();
         var channel = new WebSocketChannel(loop.Server, WebSocketRole.Server);
         Task<WebSocketCloseInfo> run = channel.RunAsync(new RecordingListener(), Loopback.Timeout());
-        await loop.SendAsync(ClientFrames.Frame(WebSocketOpcode.Text, "half"u8, fin: false));
+        await loop.SendAsync(WireFrames.Client(WebSocketOpcode.Text, "half"u8, fin: false));
         await loop.FinAsync();
         WebSocketCloseInfo info = await run.WaitAsync(Loopback.Timeout());
         Assert.Null(info.ReceivedStatus);
@@ -118,12 +118,12 @@ public sealed class ReadLoopTests
         Task<WebSocketCloseInfo> run = channel.RunAsync(listener, Loopback.Timeout());
         await channel.CloseAsync(4000, "going");
         var sent = ClientFrames.Decode(await loop.ReadAsync(4));
-        Assert.Equal(4000, ClientFrames.Status(sent[0].Payload));
+        Assert.Equal(4000, WireFrames.CloseStatusOf(sent[0].Payload));
         Assert.Equal(WebSocketSessionState.CloseSent, channel.State);
         Assert.Throws<InvalidOperationException>(() => channel.Sender.SendAsync(WebSocketOpcode.Text, "late"u8.ToArray()).AsTask().GetAwaiter().GetResult());
 
         // Data the peer sent before seeing our Close is still delivered; then its Close completes the handshake.
-        await loop.SendAsync([.. ClientFrames.Frame(WebSocketOpcode.Text, "in flight"u8), .. ClientFrames.Close(4000)]);
+        await loop.SendAsync([.. WireFrames.Client(WebSocketOpcode.Text, "in flight"u8), .. WireFrames.ClientClose(4000)]);
         WebSocketCloseInfo info = await run.WaitAsync(Loopback.Timeout());
         Assert.True(info.IsClean);
         Assert.Equal("in flight", Encoding.UTF8.GetString(Assert.Single(listener.Frames).Payload));

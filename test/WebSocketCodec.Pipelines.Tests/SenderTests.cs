@@ -59,7 +59,7 @@ public sealed class SenderTests
         byte[] payload = new byte[length];
         new Random(length).NextBytes(payload);
         payload[0] = tier;
-        await loop.SendAsync([.. ClientFrames.Frame(WebSocketOpcode.Binary, payload), .. ClientFrames.Close(1000)]);
+        await loop.SendAsync([.. WireFrames.Client(WebSocketOpcode.Binary, payload), .. WireFrames.ClientClose(1000)]);
         await run.WaitAsync(Loopback.Timeout());
         byte[] wire = await loop.ReadToEndAsync();
 
@@ -93,7 +93,7 @@ public sealed class SenderTests
                 bulk.Add(WebSocketOpcode.Binary, [9, (byte)i]);
             }
         }, 3);
-        await loop.SendAsync(ClientFrames.Close(1000));
+        await loop.SendAsync(WireFrames.ClientClose(1000));
         await run.WaitAsync(Loopback.Timeout());
 
         var frames = ClientFrames.Decode(await loop.ReadToEndAsync());

@@ -48,9 +48,9 @@ public sealed class TelemetryTests
         var channel = new WebSocketChannel(loop.Server, WebSocketRole.Server);
         Task<WebSocketCloseInfo> run = channel.RunAsync(new RecordingListener(), Loopback.Timeout());
         await loop.SendAsync([
-            .. ClientFrames.Frame(WebSocketOpcode.Text, "a"u8, fin: false),
-            .. ClientFrames.Frame(WebSocketOpcode.Continuation, "b"u8),
-            .. ClientFrames.Frame(WebSocketOpcode.Binary, new byte[100]),
+            .. WireFrames.Client(WebSocketOpcode.Text, "a"u8, fin: false),
+            .. WireFrames.Client(WebSocketOpcode.Continuation, "b"u8),
+            .. WireFrames.Client(WebSocketOpcode.Binary, new byte[100]),
             0x82, 0x00]); // unmasked: a violation
         await loop.ReadAsync(4);
         await loop.FinAsync();

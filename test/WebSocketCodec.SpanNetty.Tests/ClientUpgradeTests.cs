@@ -36,7 +36,7 @@ public sealed partial class ClientUpgradeTests : LeakCheckedTests
 
         channel.WriteInbound(Wire.Buffer([
             .. Encoding.ASCII.GetBytes($"HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Accept: {WebSocketHandshake.ComputeAccept(key)}\r\nSec-WebSocket-Protocol: v1\r\n\r\n"),
-            .. Wire.ServerFrame(WebSocketOpcode.Text, "hello"u8)]));
+            .. WireFrames.Server(WebSocketOpcode.Text, "hello"u8)]));
         Assert.True(upgrade.Completion.IsCompletedSuccessfully);
         Assert.Equal("v1", Completed.Result(upgrade.Completion).Subprotocol);
         Assert.Equal(WebSocketRole.Client, Completed.Result(upgrade.Completion).Role);

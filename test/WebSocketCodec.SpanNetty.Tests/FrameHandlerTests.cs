@@ -16,21 +16,21 @@ public sealed class FrameHandlerTests : LeakCheckedTests
 
     public static TheoryData<string, byte[], int> Violations => new()
     {
-        { "RSV1 without an extension", Wire.RawClientFrame(0xC2, [1]), 1002 },
-        { "reserved opcode 3", Wire.RawClientFrame(0x83, []), 1002 },
-        { "reserved control opcode 11", Wire.RawClientFrame(0x8B, []), 1002 },
-        { "ping over 125 bytes", Wire.RawClientFrame(0x89, new byte[126]), 1002 },
-        { "fragmented ping", Wire.RawClientFrame(0x09, []), 1002 },
-        { "continuation with nothing to continue", Wire.ClientFrame(WebSocketOpcode.Continuation, [1]), 1002 },
-        { "new message inside a fragmented one", [.. Wire.ClientFrame(WebSocketOpcode.Text, "a"u8, fin: false), .. Wire.ClientFrame(WebSocketOpcode.Text, "b"u8)], 1002 },
-        { "unmasked frame at a server", Wire.ServerFrame(WebSocketOpcode.Binary, [1]), 1002 },
+        { "RSV1 without an extension", WireFrames.Client(0xC2, [1]), 1002 },
+        { "reserved opcode 3", WireFrames.Client(0x83, []), 1002 },
+        { "reserved control opcode 11", WireFrames.Client(0x8B, []), 1002 },
+        { "ping over 125 bytes", WireFrames.Client(0x89, new byte[126]), 1002 },
+        { "fragmented ping", WireFrames.Client(0x09, []), 1002 },
+        { "continuation with nothing to continue", WireFrames.Client(WebSocketOpcode.Continuation, [1]), 1002 },
+        { "new message inside a fragmented one", [.. WireFrames.Client(WebSocketOpcode.Text, "a"u8, fin: false), .. WireFrames.Client(WebSocketOpcode.Text, "b"u8)], 1002 },
+        { "unmasked frame at a server", WireFrames.Server(WebSocketOpcode.Binary, [1]), 1002 },
         { "non-minimal length", [0x82, 0xFE, 0x00, 0x05, 1, 2, 3, 4, 5, 6, 7, 8, 9], 1002 },
-        { "close with one byte", Wire.ClientFrame(WebSocketOpcode.Close, [3]), 1002 },
-        { "close 1005 on the wire", Wire.Close(1005), 1002 },
-        { "close 999", Wire.Close(999), 1002 },
-        { "invalid UTF-8 text", Wire.ClientFrame(WebSocketOpcode.Text, [0xC0, 0x80]), 1007 },
-        { "invalid UTF-8 across fragments", [.. Wire.ClientFrame(WebSocketOpcode.Text, [0xE2, 0x82], fin: false), .. Wire.ClientFrame(WebSocketOpcode.Continuation, [0x41])], 1007 },
-        { "invalid UTF-8 close reason", Wire.ClientFrame(WebSocketOpcode.Close, [0x03, 0xE8, 0xFF]), 1007 },
+        { "close with one byte", WireFrames.Client(WebSocketOpcode.Close, [3]), 1002 },
+        { "close 1005 on the wire", WireFrames.ClientClose(1005), 1002 },
+        { "close 999", WireFrames.ClientClose(999), 1002 },
+        { "invalid UTF-8 text", WireFrames.Client(WebSocketOpcode.Text, [0xC0, 0x80]), 1007 },
+        { "invalid UTF-8 across fragments", [.. WireFrames.Client(WebSocketOpcode.Text, [0xE2, 0x82], fin: false), .. WireFrames.Client(WebSocketOpcode.Continuation, [0x41])], 1007 },
+        { "invalid UTF-8 close reason", WireFrames.Client(WebSocketOpcode.Close, [0x03, 0xE8, 0xFF]), 1007 },
         { "frame over the limit", [0x82, 0xFF, 0, 0, 0, 0, 0x10, 0, 0, 0], 1009 },
     };
 
@@ -40,7 +40,7 @@ public sealed class FrameHandlerTests : LeakCheckedTests
     {
         EmbeddedChannel channel = Open();
         var handler = channel.Pipeline.Get<WebSocketCallbacksHandler>();
-        channel.WriteInbound(Wire.Buffer([.. Wire.ClientFrame(WebSocketOpcode.Text, "before"u8), .. wire]));
+        channel.WriteInbound(Wire.Buffer([.. WireFrames.Client(WebSocketOpcode.Text, "before"u8), .. wire]));
         if (wire[0] == 0x88)
         {
             // The violating frame was the peer's own Close: the exchange is complete, the channel closes at once.
@@ -49,9 +49,9 @@ public sealed class FrameHandlerTests : LeakCheckedTests
         else
         {
             // More violations, then the peer's answer: no second Close, nothing decoded after the first violation.
-            channel.WriteInbound(Wire.Buffer(Wire.RawClientFrame(0x83, [])));
+            channel.WriteInbound(Wire.Buffer(WireFrames.Client(0x83, [])));
             Assert.True(channel.IsActive, $"{rule}: the channel must stay open until the peer's Close (or the drain's bound)");
-            channel.WriteInbound(Wire.Buffer(Wire.Close((ushort)status)));
+            channel.WriteInbound(Wire.Buffer(WireFrames.ClientClose((ushort)status)));
             channel.RunPendingTasks();
         }
 
@@ -60,7 +60,7 @@ public sealed class FrameHandlerTests : LeakCheckedTests
         Assert.Equal("before", Encoding.UTF8.GetString(frames[0].Payload));
         Assert.Single(frames, f => f.Opcode == WebSocketOpcode.Close);
         Assert.Equal(WebSocketOpcode.Close, frames[^1].Opcode);
-        Assert.True(status == Wire.Status(frames[^1].Payload), $"{rule}: {Wire.Status(frames[^1].Payload)}");
+        Assert.True(status == WireFrames.CloseStatusOf(frames[^1].Payload), $"{rule}: {WireFrames.CloseStatusOf(frames[^1].Payload)}");
         Assert.False(channel.IsActive);
         WebSocketCloseInfo info = Completed.Result(handler.Completion);
         Assert.NotEqual(ProtocolViolation.None, info.Violation);
@@ -82,17 +82,17 @@ public sealed class FrameHandlerTests : LeakCheckedTests
             if (random.Next(8) == 0)
             {
                 byte[] ping = [(byte)i, .. payload.AsSpan(0, Math.Min(payload.Length, 124))]; // each Ping's payload its own
-                wire.AddRange(Wire.ClientFrame(WebSocketOpcode.Ping, ping));
+                wire.AddRange(WireFrames.Client(WebSocketOpcode.Ping, ping));
                 expected.Add((WebSocketOpcode.Ping, true, ping));
                 continue;
             }
 
             bool fragmented = random.Next(4) == 0;
-            wire.AddRange(Wire.ClientFrame(WebSocketOpcode.Binary, payload, fin: !fragmented));
+            wire.AddRange(WireFrames.Client(WebSocketOpcode.Binary, payload, fin: !fragmented));
             expected.Add((WebSocketOpcode.Binary, !fragmented, payload));
             if (fragmented)
             {
-                wire.AddRange(Wire.ClientFrame(WebSocketOpcode.Continuation, payload));
+                wire.AddRange(WireFrames.Client(WebSocketOpcode.Continuation, payload));
                 expected.Add((WebSocketOpcode.Continuation, true, payload));
             }
         }
@@ -144,8 +144,8 @@ public sealed class FrameHandlerTests : LeakCheckedTests
     public void ACompositeBufferIsDecodedSegmentBySegment()
     {
         EmbeddedChannel channel = Open();
-        byte[] first = Wire.ClientFrame(WebSocketOpcode.Text, "one"u8);
-        byte[] second = Wire.ClientFrame(WebSocketOpcode.Binary, new byte[300]);
+        byte[] first = WireFrames.Client(WebSocketOpcode.Text, "one"u8);
+        byte[] second = WireFrames.Client(WebSocketOpcode.Binary, new byte[300]);
         byte[] all = [.. first, .. second];
         CompositeByteBuffer composite = PooledByteBufferAllocator.Default.CompositeBuffer();
         composite.AddComponents(true, Wire.Buffer(all.AsSpan(0, 5)), Wire.Buffer(all.AsSpan(5, 7)), Wire.Buffer(all.AsSpan(12)));
@@ -160,11 +160,11 @@ public sealed class FrameHandlerTests : LeakCheckedTests
     {
         EmbeddedChannel channel = Open();
         var handler = channel.Pipeline.Get<WebSocketCallbacksHandler>();
-        channel.WriteInbound(Wire.Buffer([.. Wire.ClientFrame(WebSocketOpcode.Ping, "p"u8), .. Wire.Close(4000, "bye")]));
+        channel.WriteInbound(Wire.Buffer([.. WireFrames.Client(WebSocketOpcode.Ping, "p"u8), .. WireFrames.ClientClose(4000, "bye")]));
         channel.RunPendingTasks();
         var frames = Wire.Frames(Wire.Outbound(channel));
         Assert.Equal([WebSocketOpcode.Pong, WebSocketOpcode.Close], frames.Select(f => f.Opcode));
-        Assert.Equal(4000, Wire.Status(frames[1].Payload));
+        Assert.Equal(4000, WireFrames.CloseStatusOf(frames[1].Payload));
         Assert.False(channel.IsActive);
         WebSocketCloseInfo info = Completed.Result(handler.Completion);
         Assert.True(info.IsClean);
@@ -192,7 +192,7 @@ public sealed class FrameHandlerTests : LeakCheckedTests
         bulk.Add(WebSocketOpcode.Binary, [1, 2]);
         bulk.Complete();
         Assert.Throws<ArgumentException>(() => _callbacks.Sender.Send(WebSocketOpcode.Close, [3, 0xE8])); // only CloseAsync sends a Close
-        channel.WriteInbound(Wire.Buffer([.. Wire.ClientFrame(WebSocketOpcode.Text, "in flight"u8), .. Wire.ClientFrame(WebSocketOpcode.Ping, []), .. Wire.Close(1001)]));
+        channel.WriteInbound(Wire.Buffer([.. WireFrames.Client(WebSocketOpcode.Text, "in flight"u8), .. WireFrames.Client(WebSocketOpcode.Ping, []), .. WireFrames.ClientClose(1001)]));
         channel.RunPendingTasks();
         var frames = Wire.Frames(Wire.Outbound(channel));
         // Our Close, no echo after it, a Pong for the Ping (answered until the peer's Close), no second Close.
@@ -210,7 +210,7 @@ public sealed class FrameHandlerTests : LeakCheckedTests
     public void ReadsPauseWhileNotWritableOnlyForCallbacksThatAnswer(bool echo)
     {
         EmbeddedChannel channel = Open(echo: echo, session: new WebSocketSessionOptions { OutboundHighWaterMark = 1024, OutboundLowWaterMark = 512 });
-        channel.WriteInbound(Wire.Buffer(Wire.ClientFrame(WebSocketOpcode.Binary, [1, 2, 3])));
+        channel.WriteInbound(Wire.Buffer(WireFrames.Client(WebSocketOpcode.Binary, [1, 2, 3])));
         Assert.Equal(echo ? 1 : 0, Wire.Frames(Wire.Outbound(channel)).Count);
 
         // Bytes waiting above the high water mark (written, not flushed): the channel is not writable.
@@ -232,11 +232,11 @@ public sealed class FrameHandlerTests : LeakCheckedTests
         EmbeddedChannel channel = Open(echo: false);
         var handler = channel.Pipeline.Get<WebSocketCallbacksHandler>();
         _callbacks!.OnEach = (_, _, _) => throw new InvalidOperationException("application bug");
-        channel.WriteInbound(Wire.Buffer(Wire.ClientFrame(WebSocketOpcode.Text, "x"u8)));
-        channel.WriteInbound(Wire.Buffer(Wire.Close(1011)));
+        channel.WriteInbound(Wire.Buffer(WireFrames.Client(WebSocketOpcode.Text, "x"u8)));
+        channel.WriteInbound(Wire.Buffer(WireFrames.ClientClose(1011)));
         channel.RunPendingTasks();
         var frame = Assert.Single(Wire.Frames(Wire.Outbound(channel)));
-        Assert.Equal(1011, Wire.Status(frame.Payload));
+        Assert.Equal(1011, WireFrames.CloseStatusOf(frame.Payload));
         Assert.IsType<InvalidOperationException>(Completed.Result(handler.Completion).Error);
         channel.FinishAndReleaseAll();
     }
@@ -265,9 +265,9 @@ public sealed class FrameHandlerTests : LeakCheckedTests
         sender.Send(WebSocketOpcode.Binary, [9, 9]);
         sender.Flush();
 
-        byte[] expected = [.. Wire.ServerFrame(WebSocketOpcode.Text, "tier1"u8), .. Wire.ServerFrame(WebSocketOpcode.Binary, big),
-            .. Wire.ServerFrame(WebSocketOpcode.Binary, [1], fin: false), .. Wire.ServerFrame(WebSocketOpcode.Continuation, [2]),
-            .. Wire.ServerFrame(WebSocketOpcode.Text, "tier3"u8), .. Wire.ServerFrame(WebSocketOpcode.Binary, [9, 9])];
+        byte[] expected = [.. WireFrames.Server(WebSocketOpcode.Text, "tier1"u8), .. WireFrames.Server(WebSocketOpcode.Binary, big),
+            .. WireFrames.Server(WebSocketOpcode.Binary, [1], fin: false), .. WireFrames.Server(WebSocketOpcode.Continuation, [2]),
+            .. WireFrames.Server(WebSocketOpcode.Text, "tier3"u8), .. WireFrames.Server(WebSocketOpcode.Binary, [9, 9])];
         Assert.Equal(expected, Wire.Outbound(channel));
         channel.FinishAndReleaseAll();
     }
@@ -287,9 +287,9 @@ public sealed class FrameHandlerTests : LeakCheckedTests
         Assert.Equal("masked", Encoding.UTF8.GetString(frames[0].Payload));
         Assert.Equal([7, 8, 9], frames[1].Payload);
 
-        channel.WriteInbound(Wire.Buffer(Wire.ClientFrame(WebSocketOpcode.Text, "server frames are not masked"u8)));
+        channel.WriteInbound(Wire.Buffer(WireFrames.Client(WebSocketOpcode.Text, "server frames are not masked"u8)));
         var close = Assert.Single(Wire.Frames(Wire.Outbound(channel), WebSocketRole.Client));
-        Assert.Equal(1002, Wire.Status(close.Payload));
+        Assert.Equal(1002, WireFrames.CloseStatusOf(close.Payload));
         channel.FinishAndReleaseAll();
     }
 
@@ -328,7 +328,7 @@ public sealed class FrameHandlerTests : LeakCheckedTests
         var frames = Wire.Frames(Wire.Outbound(channel));
         Assert.Equal(WebSocketOpcode.Ping, frames[0].Opcode);
         Assert.Equal(WebSocketOpcode.Close, frames[^1].Opcode);
-        Assert.Equal(1001, Wire.Status(frames[^1].Payload));
+        Assert.Equal(1001, WireFrames.CloseStatusOf(frames[^1].Payload));
         Assert.False(channel.IsActive);
         Assert.Equal(SessionTimerResult.KeepAliveTimeout, Completed.Result(handler.Completion).Timeout);
         channel.FinishAndReleaseAll();
@@ -345,11 +345,11 @@ public sealed class FrameHandlerTests : LeakCheckedTests
                 s.Send(type == System.Net.WebSockets.WebSocketMessageType.Text ? WebSocketOpcode.Text : WebSocketOpcode.Binary, payload);
             })));
         channel.WriteInbound(Wire.Buffer([
-            .. Wire.ClientFrame(WebSocketOpcode.Text, "whole"u8),
-            .. Wire.ClientFrame(WebSocketOpcode.Text, "fr"u8, fin: false),
-            .. Wire.ClientFrame(WebSocketOpcode.Ping, []),
-            .. Wire.ClientFrame(WebSocketOpcode.Continuation, "ag"u8, fin: false),
-            .. Wire.ClientFrame(WebSocketOpcode.Continuation, "ments"u8)]));
+            .. WireFrames.Client(WebSocketOpcode.Text, "whole"u8),
+            .. WireFrames.Client(WebSocketOpcode.Text, "fr"u8, fin: false),
+            .. WireFrames.Client(WebSocketOpcode.Ping, []),
+            .. WireFrames.Client(WebSocketOpcode.Continuation, "ag"u8, fin: false),
+            .. WireFrames.Client(WebSocketOpcode.Continuation, "ments"u8)]));
         Assert.Equal([(System.Net.WebSockets.WebSocketMessageType.Text, "whole"), (System.Net.WebSockets.WebSocketMessageType.Text, "fragments")], messages);
         var frames = Wire.Frames(Wire.Outbound(channel));
         Assert.Equal(["whole", "", "fragments"], frames.Select(f => Encoding.UTF8.GetString(f.Payload)));

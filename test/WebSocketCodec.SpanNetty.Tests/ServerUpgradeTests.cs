@@ -18,7 +18,7 @@ public sealed class ServerUpgradeTests : LeakCheckedTests
     {
         EmbeddedChannel channel = Server();
         var upgrade = channel.Pipeline.Get<WebSocketServerUpgradeHandler>();
-        channel.WriteInbound(Wire.Buffer([.. Wire.Request(), .. Wire.ClientFrame(WebSocketOpcode.Text, "behind"u8)]));
+        channel.WriteInbound(Wire.Buffer([.. Wire.Request(), .. WireFrames.Client(WebSocketOpcode.Text, "behind"u8)]));
 
         byte[] output = Wire.Outbound(channel);
         string text = Encoding.ASCII.GetString(output);
@@ -37,7 +37,7 @@ public sealed class ServerUpgradeTests : LeakCheckedTests
     [Fact]
     public void ARequestAndAFrameSplitAtEveryByteGiveTheSameAnswer()
     {
-        byte[] input = [.. Wire.Request("/ws?x=1"), .. Wire.ClientFrame(WebSocketOpcode.Binary, [1, 2, 3])];
+        byte[] input = [.. Wire.Request("/ws?x=1"), .. WireFrames.Client(WebSocketOpcode.Binary, [1, 2, 3])];
         for (int split = 1; split < input.Length; split++)
         {
             EmbeddedChannel channel = Server();

@@ -141,7 +141,7 @@ public sealed class SlowPeerTests(ITestOutputHelper output) : LeakCheckedTests
         using Socket socket = await UpgradeAsync(server.EndPoint);
 
         // Echo requests, 64 KiB each, until the server stops taking them (its echoes pile up unread) or gives up.
-        byte[] frame = RawWebSocket.Frame(WebSocketOpcode.Binary, new byte[64 * 1024]);
+        byte[] frame = WireFrames.Client(WebSocketOpcode.Binary, new byte[64 * 1024]);
         var clock = Stopwatch.StartNew();
         using var bound = new CancellationTokenSource(TimeSpan.FromSeconds(15));
         Task<WebSocketCloseInfo> end = ended.Task;

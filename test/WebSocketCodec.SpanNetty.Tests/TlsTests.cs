@@ -36,7 +36,7 @@ public sealed class TlsTests : LeakCheckedTests
         Assert.Equal(protocol, tls.SslProtocol);
         joining.HandshakeDone();
 
-        byte[] frame = Wire.ClientFrame(WebSocketOpcode.Text, "with the handshake"u8);
+        byte[] frame = WireFrames.Client(WebSocketOpcode.Text, "with the handshake"u8);
         await tls.WriteAsync(Encoding.ASCII.GetBytes(
             "GET /echo HTTP/1.1\r\nHost: localhost\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n")
             .Concat(frame).ToArray(), Timeout());

@@ -8,30 +8,12 @@ public class FrameDecoderTests
 {
     private const int Key = 0x3D21FA37; // 37 fa 21 3d on the wire
 
-    /// <summary>Encodes a frame the way a peer would, with any bits the test wants, masked with <see cref="Key"/>
-    /// when <paramref name="masked"/>.</summary>
-    private static byte[] Frame(int opcode, byte[] payload, bool fin = true, bool masked = true, int rsv = 0)
-    {
-        var bytes = new byte[14 + payload.Length];
-        int header = FrameHeaderWriter.Write(bytes, fin, rsv, (WebSocketOpcode)0, payload.Length, masked, Key);
-        bytes[0] = (byte)((fin ? 0x80 : 0) | (rsv << 4) | opcode);
-        payload.CopyTo(bytes, header);
-        if (masked)
-        {
-            WebSocketMask.Apply(bytes.AsSpan(header, payload.Length), Key);
-        }
+    /// <summary>A frame as a peer would send it, with any bits the test wants, masked with <see cref="Key"/> when
+    /// <paramref name="masked"/>.</summary>
+    private static byte[] Frame(int opcode, byte[] payload, bool fin = true, bool masked = true, int rsv = 0) =>
+        WireFrames.Frame((WebSocketOpcode)opcode, payload, fin, rsv, masked ? Key : null);
 
-        return bytes[..(header + payload.Length)];
-    }
-
-    private static byte[] Close(ushort code, string reason = "")
-    {
-        var payload = new byte[2 + Encoding.UTF8.GetByteCount(reason)];
-        payload[0] = (byte)(code >> 8);
-        payload[1] = (byte)code;
-        Encoding.UTF8.GetBytes(reason, payload.AsSpan(2));
-        return payload;
-    }
+    private static byte[] Close(ushort code, string reason = "") => WireFrames.ClosePayload(code, reason);
 
     /// <summary>Feeds frames one by one through ReadFrame; returns the first failure, or None.</summary>
     private static ProtocolViolation Run(FrameDecoder decoder, params byte[][] frames)

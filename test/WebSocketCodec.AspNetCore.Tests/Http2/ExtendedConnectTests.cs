@@ -115,7 +115,7 @@ public sealed class ExtendedConnectTests
         await using KestrelHost host = await StartAsync();
         await using RawWebSocket socket = await RawWebSocket.OpenHttp2Async(host.BaseUrl, "/ws");
         await socket.AssertEchoAsync("over one HTTP/2 stream");
-        await socket.SendAsync(RawWebSocket.Close(1000, "done"));
+        await socket.SendAsync(WireFrames.ClientClose(1000, "done"));
         var (status, before) = await socket.ReadUntilCloseAsync(answer: false); // asserts END_STREAM follows the Close
         Assert.Equal(1000, status);
         Assert.Empty(before);
@@ -129,12 +129,12 @@ public sealed class ExtendedConnectTests
         await using RawWebSocket bad = await RawWebSocket.OpenHttp2Async(host.BaseUrl, "/ws", connection);
         await using RawWebSocket good = await RawWebSocket.OpenHttp2Async(host.BaseUrl, "/ws", connection);
         await good.AssertEchoAsync("before");
-        await bad.SendAsync(RawWebSocket.RawFrame(0x83, [1])); // reserved opcode
+        await bad.SendAsync(WireFrames.Client(0x83, [1])); // reserved opcode
 
         // Close 1002, then END_STREAM at once (a half-close: the server does not wait for our answer to end its side).
         var (status, _) = await bad.ReadUntilCloseAsync(answer: false);
         Assert.Equal(1002, status);
-        await bad.SendAsync(RawWebSocket.Close(1002)); // our side is still open, and the server drains it
+        await bad.SendAsync(WireFrames.ClientClose(1002)); // our side is still open, and the server drains it
         await good.AssertEchoAsync("after");
         await using RawWebSocket third = await RawWebSocket.OpenHttp2Async(host.BaseUrl, "/ws", connection);
         await third.AssertEchoAsync("a new stream on the same connection");
@@ -178,7 +178,7 @@ public sealed class ExtendedConnectTests
         await using RawWebSocket doomed = await RawWebSocket.OpenHttp2Async(host.BaseUrl, "/abortable", connection);
         await using RawWebSocket other = await RawWebSocket.OpenHttp2Async(host.BaseUrl, "/ws", connection);
         await doomed.AssertEchoAsync("fine so far");
-        await doomed.SendAsync(RawWebSocket.Frame(WebSocketOpcode.Text, "abort"u8));
+        await doomed.SendAsync(WireFrames.Client(WebSocketOpcode.Text, "abort"u8));
         var (status, _) = await doomed.ReadUntilCloseAsync();
         Assert.Equal(1011, status);
         await other.AssertEchoAsync("unaffected");
@@ -202,7 +202,7 @@ public sealed class ExtendedConnectTests
         await using RawWebSocket doomed = await RawWebSocket.OpenHttp2Async(host.BaseUrl, "/abort", connection);
         await using RawWebSocket other = await RawWebSocket.OpenHttp2Async(host.BaseUrl, "/ws", connection);
         await doomed.AssertEchoAsync("fine so far");
-        await doomed.SendAsync(RawWebSocket.Frame(WebSocketOpcode.Text, "abort"u8));
+        await doomed.SendAsync(WireFrames.Client(WebSocketOpcode.Text, "abort"u8));
         var reset = await Assert.ThrowsAnyAsync<Exception>(() => doomed.ReadFrameAsync());
         Assert.Equal(0x8, Assert.IsType<HttpProtocolException>(reset is HttpProtocolException ? reset : reset.InnerException).ErrorCode); // CANCEL
         await other.AssertEchoAsync("unaffected");

@@ -41,7 +41,7 @@ public sealed class StreamBackpressureTests
                 await using RawWebSocket live = await RawWebSocket.OpenHttp2Async(host.BaseUrl, "/ws", connection);
                 for (int round = 0; round < 64; round++) // 1 MiB each way per live stream
                 {
-                    await live.SendAsync(RawWebSocket.Frame(WebSocketOpcode.Binary, message));
+                    await live.SendAsync(WireFrames.Client(WebSocketOpcode.Binary, message));
                     var echo = await live.ReadFrameAsync();
                     Assert.Equal(message, echo!.Value.Payload);
                 }

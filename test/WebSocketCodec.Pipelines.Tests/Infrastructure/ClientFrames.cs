@@ -2,25 +2,9 @@ using System.Buffers;
 
 namespace WebSocketCodec.Pipelines.Tests;
 
-/// <summary>Builds masked client frames and reads the server's unmasked frames.</summary>
+/// <summary>Reads the server's unmasked frames as a client would.</summary>
 public static class ClientFrames
 {
-    private static readonly FrameEncoder Encoder = new(WebSocketRole.Client);
-
-    public static byte[] Frame(WebSocketOpcode opcode, ReadOnlySpan<byte> payload, bool fin = true)
-    {
-        var writer = new ArrayBufferWriter<byte>();
-        Encoder.Write(writer, opcode, payload, fin);
-        return writer.WrittenSpan.ToArray();
-    }
-
-    public static byte[] Close(ushort status, string reason = "")
-    {
-        byte[] payload = new byte[2 + System.Text.Encoding.UTF8.GetByteCount(reason)];
-        int length = ClosePayload.Write(payload, status, reason);
-        return Frame(WebSocketOpcode.Close, payload.AsSpan(0, length));
-    }
-
     /// <summary>Decodes every frame a server sent.</summary>
     public static List<(WebSocketOpcode Opcode, bool Fin, byte[] Payload)> Decode(byte[] wire)
     {
@@ -37,6 +21,4 @@ public static class ClientFrames
 
         return frames;
     }
-
-    public static ushort Status(byte[] closePayload) => (ushort)((closePayload[0] << 8) | closePayload[1]);
 }

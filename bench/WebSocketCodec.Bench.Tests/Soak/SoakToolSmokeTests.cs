@@ -2,7 +2,7 @@ using System.Text;
 using WebSocketCodec.Soak;
 using Xunit.Abstractions;
 
-namespace WebSocketCodec.AspNetCore.Tests;
+namespace WebSocketCodec.Bench.Tests.Soak;
 
 /// <summary>The soak tool's smoke mode inside <c>dotnet test</c>: a few thousand seeded frames through each transport
 /// (our client over HTTP/1.1 and HTTP/2, cleartext and TLS, and node's ws when node is installed) against the sample

@@ -1,7 +1,7 @@
 using WebSocketCodec.PerfTest;
 using WebSocketCodec.Scale;
 
-namespace WebSocketCodec.AspNetCore.Tests;
+namespace WebSocketCodec.Bench.Tests.Scale;
 
 /// <summary>The scale tool's smoke mode inside <c>dotnet test</c>: 200 websockets from 2 client processes and 2 source
 /// addresses held 3 s on one server process, ours on the endpoint path and the raw-upgrade byte echo. Asserts that

@@ -3,7 +3,7 @@ using System.Text;
 using WebSocketCodec.Fuzz;
 using WebSocketCodec.Http1;
 
-namespace WebSocketCodec.Tests;
+namespace WebSocketCodec.Bench.Tests.Fuzz;
 
 /// <summary>
 /// Inputs the fuzzer found (seed 22), kept as regression cases: each runs through its target under 32 option and cut

@@ -1,6 +1,6 @@
 using WebSocketCodec.PerfTest;
 
-namespace WebSocketCodec.AspNetCore.Tests;
+namespace WebSocketCodec.Bench.Tests.PerfTest;
 
 /// <summary>The perf tool's smoke mode inside <c>dotnet test</c>: every variant's server starts in its own process,
 /// takes the pipelined load, echoes every frame with its length, and reports. No timing is asserted.</summary>

@@ -1,6 +1,6 @@
 using WebSocketCodec.Benchmarks;
 
-namespace WebSocketCodec.Tests;
+namespace WebSocketCodec.Bench.Tests.Benchmarks;
 
 /// <summary>
 /// Runs every BenchmarkDotNet benchmark once, in process, as <c>-- --validate</c> does: each must run without error,

@@ -1,6 +1,6 @@
 using WebSocketCodec.PerfTest;
 
-namespace WebSocketCodec.AspNetCore.Tests;
+namespace WebSocketCodec.Bench.Tests.PerfTest;
 
 /// <summary>The report's arithmetic: the median of repeated runs and each variant's ratio to the byte echo on its own
 /// server path.</summary>

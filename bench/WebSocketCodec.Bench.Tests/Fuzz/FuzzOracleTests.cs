@@ -1,6 +1,6 @@
 using WebSocketCodec.Fuzz;
 
-namespace WebSocketCodec.Tests;
+namespace WebSocketCodec.Bench.Tests.Fuzz;
 
 /// <summary>Each oracle of the fuzzer can fail: fed a disagreeing pair, a throwing target, a loop that does not move or
 /// a leaking pool, it reports a violation. Without these the zero of <see cref="FuzzSmokeTests"/> would prove nothing.</summary>

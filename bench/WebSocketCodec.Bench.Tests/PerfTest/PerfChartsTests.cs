@@ -3,7 +3,7 @@ using System.Text.Json;
 using WebSocketCodec.PerfTest;
 using Xunit.Abstractions;
 
-namespace WebSocketCodec.AspNetCore.Tests;
+namespace WebSocketCodec.Bench.Tests.PerfTest;
 
 /// <summary><c>bench/charts</c> renders the perf tool's JSON (from a smoke run here) as SVG charts: installed with
 /// <c>npm ci</c> from its lock file, so the chart step the reports rely on never rots.</summary>
@@ -21,7 +21,7 @@ public sealed class PerfChartsTests(ITestOutputHelper output)
         string charts = Path.Combine(AppContext.BaseDirectory, "charts");
         if (!File.Exists(Path.Combine(charts, "node_modules", "vega-lite", "package.json")))
         {
-            var (exit, log) = await RunAsync("npm", "ci --no-audit --no-fund", charts, TimeSpan.FromMinutes(3));
+            var (exit, log) = await NodeFixture.RunAsync("npm", "ci --no-audit --no-fund", charts, TimeSpan.FromMinutes(3));
             Assert.True(exit == 0, "npm ci failed:\n" + log);
         }
 
@@ -31,7 +31,7 @@ public sealed class PerfChartsTests(ITestOutputHelper output)
         try
         {
             await File.WriteAllTextAsync(Path.Combine(folder, "perf-smoke.json"), JsonSerializer.Serialize(results));
-            var (exit, log) = await RunAsync("node", $"render.mjs {folder}", charts, TimeSpan.FromMinutes(1));
+            var (exit, log) = await NodeFixture.RunAsync("node", $"render.mjs {folder}", charts, TimeSpan.FromMinutes(1));
             output.WriteLine(log);
             Assert.Equal(0, exit);
             foreach (string chart in new[] { "perf-smoke-throughput.svg", "perf-smoke-latency.svg" })
@@ -46,24 +46,5 @@ public sealed class PerfChartsTests(ITestOutputHelper output)
         {
             Directory.Delete(folder, recursive: true);
         }
-    }
-
-    private static async Task<(int Exit, string Output)> RunAsync(string file, string arguments, string directory, TimeSpan timeout)
-    {
-        var start = new ProcessStartInfo(file, arguments) { WorkingDirectory = directory, RedirectStandardOutput = true, RedirectStandardError = true };
-        using Process process = Process.Start(start)!;
-        Task<string> stdout = process.StandardOutput.ReadToEndAsync();
-        Task<string> stderr = process.StandardError.ReadToEndAsync();
-        try
-        {
-            await process.WaitForExitAsync().WaitAsync(timeout);
-        }
-        catch (TimeoutException)
-        {
-            process.Kill(entireProcessTree: true);
-            throw;
-        }
-
-        return (process.ExitCode, await stdout + await stderr);
     }
 }

@@ -1,6 +1,6 @@
 using WebSocketCodec.Fuzz;
 
-namespace WebSocketCodec.Tests;
+namespace WebSocketCodec.Bench.Tests.Fuzz;
 
 /// <summary>The short fixed-seed fuzz run CI does: 20,000 inputs per target, no violation (the session target checks
 /// the pool's balance after every drive), and the inputs reach the outcomes that make the oracles bite.</summary>

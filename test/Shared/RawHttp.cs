@@ -2,7 +2,7 @@ using System.Net;
 using System.Net.Sockets;
 using System.Text;
 
-namespace WebSocketCodec.AspNetCore.Tests;
+namespace WebSocketCodec.Testing;
 
 /// <summary>Raw sockets for requests no well-behaved client sends.</summary>
 public static class RawHttp

@@ -1,6 +1,6 @@
 using System.Diagnostics;
 
-namespace WebSocketCodec.AspNetCore.Tests;
+namespace WebSocketCodec.Testing;
 
 /// <summary>
 /// node's <c>ws</c> package, installed once with <c>npm ci</c> from the committed lock file in <c>node/</c>. When node
@@ -35,11 +35,16 @@ public sealed class NodeFixture : IAsyncLifetime
     public Task DisposeAsync() => Task.CompletedTask;
 
     /// <summary>Runs a program in the node folder; returns its exit code and output.</summary>
-    public async Task<(int Exit, string Output)> RunAsync(string file, string arguments, TimeSpan timeout)
+    public Task<(int Exit, string Output)> RunAsync(string file, string arguments, TimeSpan timeout) =>
+        RunAsync(file, arguments, Directory, timeout);
+
+    /// <summary>Runs a program in <paramref name="directory"/>; returns its exit code and output (killed, with its
+    /// children, after <paramref name="timeout"/>).</summary>
+    public static async Task<(int Exit, string Output)> RunAsync(string file, string arguments, string directory, TimeSpan timeout)
     {
         var start = new ProcessStartInfo(file, arguments)
         {
-            WorkingDirectory = Directory,
+            WorkingDirectory = directory,
             RedirectStandardOutput = true,
             RedirectStandardError = true,
         };
@@ -80,7 +85,8 @@ public sealed class NodeFixture : IAsyncLifetime
         return (process, int.Parse(line.AsSpan(5), System.Globalization.CultureInfo.InvariantCulture));
     }
 
-    internal static string? Which(string name) =>
+    /// <summary>The path of <paramref name="name"/> on PATH, or null.</summary>
+    public static string? Which(string name) =>
         (Environment.GetEnvironmentVariable("PATH") ?? "").Split(Path.PathSeparator)
             .Select(dir => Path.Combine(dir, name)).FirstOrDefault(File.Exists);
 }
