@@ -4,7 +4,7 @@ using Microsoft.AspNetCore.Builder;
 using Microsoft.AspNetCore.Server.Kestrel.Core;
 using WebSocketCodec.Pipelines;
 
-namespace WebSocketCodec.AspNetCore.Tests;
+namespace WebSocketCodec.AspNetCore.Tests.Http2;
 
 /// <summary>RFC 8441 on Kestrel through HttpClient's extended CONNECT: every validation rule, the 200 that leaves the
 /// stream open, and the stream lifecycle (END_STREAM after Close, RST_STREAM from either side, one stream's failure
@@ -37,8 +37,8 @@ public sealed class ExtendedConnectTests
     public async Task BadExtendedConnectsAreRefused(string protocol, string? version, HttpStatusCode expected, bool namesVersion)
     {
         await using KestrelHost host = await StartAsync();
-        using var client = new HttpMessageInvoker(Http2.Handler());
-        using HttpResponseMessage response = await client.SendAsync(Http2.ExtendedConnect(host.BaseUrl, "/ws", protocol, version), RawHttp.Timeout());
+        using var client = new HttpMessageInvoker(Http2Requests.Handler());
+        using HttpResponseMessage response = await client.SendAsync(Http2Requests.ExtendedConnect(host.BaseUrl, "/ws", protocol, version), RawHttp.Timeout());
         Assert.Equal(expected, response.StatusCode);
         Assert.Equal(HttpVersion.Version20, response.Version);
         Assert.Equal(namesVersion, response.Headers.TryGetValues("sec-websocket-version", out var versions) && versions.Single() == "13");
@@ -49,7 +49,7 @@ public sealed class ExtendedConnectTests
     public async Task APlainGetOverHttp2IsRefused()
     {
         await using KestrelHost host = await StartAsync();
-        using var client = new HttpMessageInvoker(Http2.Handler());
+        using var client = new HttpMessageInvoker(Http2Requests.Handler());
         using var request = new HttpRequestMessage(HttpMethod.Get, new Uri(host.BaseUrl, "/ws")) { Version = HttpVersion.Version20, VersionPolicy = HttpVersionPolicy.RequestVersionExact };
         using HttpResponseMessage response = await client.SendAsync(request, RawHttp.Timeout());
         Assert.Equal(HttpStatusCode.BadRequest, response.StatusCode);
@@ -59,11 +59,11 @@ public sealed class ExtendedConnectTests
     public async Task AClassicConnectIsRefused()
     {
         await using KestrelHost host = await StartAsync();
-        using var client = new HttpMessageInvoker(Http2.Handler());
+        using var client = new HttpMessageInvoker(Http2Requests.Handler());
         try
         {
             // HttpClient sends :path and :scheme with it, which makes the request malformed (RFC 9113 section 8.5).
-            using HttpResponseMessage response = await client.SendAsync(Http2.ExtendedConnect(host.BaseUrl, "/ws", protocol: null), RawHttp.Timeout());
+            using HttpResponseMessage response = await client.SendAsync(Http2Requests.ExtendedConnect(host.BaseUrl, "/ws", protocol: null), RawHttp.Timeout());
             Assert.True(response.StatusCode is HttpStatusCode.BadRequest or HttpStatusCode.NotImplemented, $"got {response.StatusCode}");
         }
         catch (HttpRequestException error) when (error.InnerException is HttpProtocolException { ErrorCode: 0x1 })
@@ -82,8 +82,8 @@ public sealed class ExtendedConnectTests
     public async Task OriginsAreCheckedAsOverHttp11(string? origin, HttpStatusCode expected)
     {
         await using KestrelHost host = await StartAsync();
-        using var client = new HttpMessageInvoker(Http2.Handler());
-        using HttpRequestMessage request = Http2.ExtendedConnect(host.BaseUrl, "/ws");
+        using var client = new HttpMessageInvoker(Http2Requests.Handler());
+        using HttpRequestMessage request = Http2Requests.ExtendedConnect(host.BaseUrl, "/ws");
         if (origin is not null)
         {
             request.Headers.TryAddWithoutValidation("origin", origin);
@@ -100,8 +100,8 @@ public sealed class ExtendedConnectTests
     public async Task TheServersPreferredSubprotocolIsSelected(string offered, string? selected)
     {
         await using KestrelHost host = await StartAsync();
-        using var client = new HttpMessageInvoker(Http2.Handler());
-        using HttpRequestMessage request = Http2.ExtendedConnect(host.BaseUrl, "/ws");
+        using var client = new HttpMessageInvoker(Http2Requests.Handler());
+        using HttpRequestMessage request = Http2Requests.ExtendedConnect(host.BaseUrl, "/ws");
         request.Headers.TryAddWithoutValidation("sec-websocket-protocol", offered);
         using HttpResponseMessage response = await client.SendAsync(request, RawHttp.Timeout());
         Assert.Equal(HttpStatusCode.OK, response.StatusCode);
@@ -125,7 +125,7 @@ public sealed class ExtendedConnectTests
     public async Task OneStreamsProtocolErrorLeavesTheOthersEchoing()
     {
         await using KestrelHost host = await StartAsync();
-        using var connection = new HttpMessageInvoker(Http2.Handler());
+        using var connection = new HttpMessageInvoker(Http2Requests.Handler());
         await using RawWebSocket bad = await RawWebSocket.OpenHttp2Async(host.BaseUrl, "/ws", connection);
         await using RawWebSocket good = await RawWebSocket.OpenHttp2Async(host.BaseUrl, "/ws", connection);
         await good.AssertEchoAsync("before");
@@ -149,7 +149,7 @@ public sealed class ExtendedConnectTests
             WebSocketCloseInfo info = await channel.RunAsync(sender => new WebSocketMessageListener(sender, Echo));
             ended.TrySetResult(info);
         }));
-        using var connection = new HttpMessageInvoker(Http2.Handler());
+        using var connection = new HttpMessageInvoker(Http2Requests.Handler());
         RawWebSocket watched = await RawWebSocket.OpenHttp2Async(host.BaseUrl, "/watched", connection);
         await using RawWebSocket other = await RawWebSocket.OpenHttp2Async(host.BaseUrl, "/ws", connection);
         await watched.AssertEchoAsync("ping");
@@ -174,7 +174,7 @@ public sealed class ExtendedConnectTests
 
                 Echo(s, type, payload);
             })));
-        using var connection = new HttpMessageInvoker(Http2.Handler());
+        using var connection = new HttpMessageInvoker(Http2Requests.Handler());
         await using RawWebSocket doomed = await RawWebSocket.OpenHttp2Async(host.BaseUrl, "/abortable", connection);
         await using RawWebSocket other = await RawWebSocket.OpenHttp2Async(host.BaseUrl, "/ws", connection);
         await doomed.AssertEchoAsync("fine so far");
@@ -198,7 +198,7 @@ public sealed class ExtendedConnectTests
 
                 Echo(s, type, payload);
             }))));
-        using var connection = new HttpMessageInvoker(Http2.Handler());
+        using var connection = new HttpMessageInvoker(Http2Requests.Handler());
         await using RawWebSocket doomed = await RawWebSocket.OpenHttp2Async(host.BaseUrl, "/abort", connection);
         await using RawWebSocket other = await RawWebSocket.OpenHttp2Async(host.BaseUrl, "/ws", connection);
         await doomed.AssertEchoAsync("fine so far");

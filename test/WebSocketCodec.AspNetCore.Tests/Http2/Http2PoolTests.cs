@@ -1,7 +1,7 @@
 using Microsoft.AspNetCore.Builder;
 using WebSocketCodec.Pipelines;
 
-namespace WebSocketCodec.AspNetCore.Tests;
+namespace WebSocketCodec.AspNetCore.Tests.Http2;
 
 /// <summary>No leaks over HTTP/2: every pooled buffer (frames gathered across reads, messages) comes back whether the
 /// websocket closes cleanly, breaks the protocol mid-message, or is reset by the client mid-frame.</summary>
@@ -36,7 +36,7 @@ public sealed class Http2PoolTests
                 }
             }, options),
             sharedPort: true);
-        using var connection = new HttpMessageInvoker(Http2.Handler());
+        using var connection = new HttpMessageInvoker(Http2Requests.Handler());
         byte[] big = new byte[100_000];
         new Random(1).NextBytes(big);
         byte[] frame = WireFrames.Client(WebSocketOpcode.Binary, big);

@@ -4,7 +4,7 @@ using System.Net.Sockets;
 using System.Text;
 using WebSocketCodec.Samples.EchoServer;
 
-namespace WebSocketCodec.AspNetCore.Tests;
+namespace WebSocketCodec.AspNetCore.Tests.Infrastructure;
 
 /// <summary>
 /// A hand-driven websocket client over a socket (or TLS): sends any bytes, including what a correct client never
@@ -32,8 +32,8 @@ public sealed class RawWebSocket : IAsyncDisposable
     /// <summary>Opens a websocket at <paramref name="path"/> over HTTP/2 (asserting 200).</summary>
     public static async Task<RawWebSocket> OpenHttp2Async(Uri baseUrl, string path, HttpMessageInvoker? invoker = null)
     {
-        HttpMessageInvoker? owned = invoker is null ? new HttpMessageInvoker(Http2.Handler()) : null;
-        HttpResponseMessage response = await (invoker ?? owned!).SendAsync(Http2.ExtendedConnect(baseUrl, path), RawHttp.Timeout());
+        HttpMessageInvoker? owned = invoker is null ? new HttpMessageInvoker(Http2Requests.Handler()) : null;
+        HttpResponseMessage response = await (invoker ?? owned!).SendAsync(Http2Requests.ExtendedConnect(baseUrl, path), RawHttp.Timeout());
         Assert.Equal(System.Net.HttpStatusCode.OK, response.StatusCode);
         Stream stream = await response.Content.ReadAsStreamAsync(RawHttp.Timeout());
         return new RawWebSocket(null, stream, owned);

@@ -1,6 +1,6 @@
 using System.Buffers;
 
-namespace WebSocketCodec.Pipelines.Tests;
+namespace WebSocketCodec.Pipelines.Tests.Infrastructure;
 
 /// <summary>Reads the server's unmasked frames as a client would.</summary>
 public static class ClientFrames

@@ -1,7 +1,7 @@
 using System.Buffers;
 using System.IO.Pipelines;
 
-namespace WebSocketCodec.Pipelines.Tests;
+namespace WebSocketCodec.Pipelines.Tests.Infrastructure;
 
 /// <summary>
 /// An in-memory connection: the server side is an <see cref="IDuplexPipe"/> for a <see cref="WebSocketChannel"/>; the

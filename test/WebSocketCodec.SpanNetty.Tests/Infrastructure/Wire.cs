@@ -4,7 +4,7 @@ using DotNetty.Buffers;
 using DotNetty.Common.Utilities;
 using DotNetty.Transport.Channels.Embedded;
 
-namespace WebSocketCodec.SpanNetty.Tests;
+namespace WebSocketCodec.SpanNetty.Tests.Infrastructure;
 
 /// <summary>Bytes in and out of an EmbeddedChannel, and frames as a peer writes and reads them.</summary>
 internal static class Wire

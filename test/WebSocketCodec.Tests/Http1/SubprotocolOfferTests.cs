@@ -2,7 +2,7 @@ using System.Buffers;
 using WebSocketCodec.Handshake;
 using WebSocketCodec.Http1;
 
-namespace WebSocketCodec.Tests;
+namespace WebSocketCodec.Tests.Http1;
 
 /// <summary>A client offers only subprotocols that are HTTP tokens, each once, as custom headers are checked.</summary>
 public class SubprotocolOfferTests

@@ -2,7 +2,7 @@ using System.Buffers;
 using System.Text;
 using WebSocketCodec.Http1;
 
-namespace WebSocketCodec.Tests;
+namespace WebSocketCodec.Tests.Http1;
 
 public class UpgradeRequestTests
 {
@@ -10,7 +10,7 @@ public class UpgradeRequestTests
 
     private static HandshakeFailure Validate(string text, out WebSocketUpgradeRequest? request)
     {
-        Assert.Equal(OperationStatus.Done, HttpHeadParser.TryParse(Encoding.Latin1.GetBytes(text), out HttpHead? head, out _, out _));
+        Assert.Equal(OperationStatus.Done, HttpHeadParser.TryParse(System.Text.Encoding.Latin1.GetBytes(text), out HttpHead? head, out _, out _));
         return WebSocketUpgradeRequest.Validate(head!.Part1, head.Part3, head, out request);
     }
 

@@ -1,6 +1,6 @@
 using System.Buffers;
 
-namespace WebSocketCodec.Tests;
+namespace WebSocketCodec.Tests.Infrastructure;
 
 /// <summary>The control frames a session under test wants written, decoded as a client would.</summary>
 internal static class SessionWire

@@ -1,4 +1,4 @@
-namespace WebSocketCodec.Tests;
+namespace WebSocketCodec.Tests.Session;
 
 public class MessageAssemblerTests
 {

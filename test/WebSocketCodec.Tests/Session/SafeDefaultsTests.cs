@@ -1,9 +1,9 @@
 using System.Buffers;
 using Microsoft.Extensions.Time.Testing;
 
-using static WebSocketCodec.Tests.SessionWire;
+using static WebSocketCodec.Tests.Infrastructure.SessionWire;
 
-namespace WebSocketCodec.Tests;
+namespace WebSocketCodec.Tests.Session;
 
 /// <summary>Each limit of <see cref="WebSocketSessionOptions.Default"/> at work, with only the clock replaced: what a
 /// peer gets when it crosses it (the README's limits table).</summary>

@@ -1,9 +1,8 @@
 using System.Buffers;
-using System.Text;
 
-using static WebSocketCodec.Tests.SessionWire;
+using static WebSocketCodec.Tests.Infrastructure.SessionWire;
 
-namespace WebSocketCodec.Tests;
+namespace WebSocketCodec.Tests.Session;
 
 /// <summary>The frame-aligned drain after a violation, split headers carried by the session, memory that follows the
 /// bytes received, and Pongs collapsed.</summary>
@@ -109,7 +108,7 @@ public class SessionDrainTests
             Assert.Contains(OperationStatus.InvalidData, statuses);
             Assert.Equal(WebSocketSessionState.Closed, session.State); // no wait for another Close
             Assert.Equal(sent, session.SentCloseStatus);
-            Assert.Equal("before", Encoding.UTF8.GetString(Assert.Single(frames).Item2));
+            Assert.Equal("before", System.Text.Encoding.UTF8.GetString(Assert.Single(frames).Item2));
             Assert.Equal(sent, WireFrames.CloseStatusOf(Assert.Single(Written(session)).Payload));
         }
     }

@@ -1,15 +1,14 @@
 using System.Buffers;
-using System.Text;
 using Microsoft.Extensions.Time.Testing;
 
-using static WebSocketCodec.Tests.SessionWire;
+using static WebSocketCodec.Tests.Infrastructure.SessionWire;
 
-namespace WebSocketCodec.Tests;
+namespace WebSocketCodec.Tests.Session;
 
 public class WebSocketSessionTests
 {
     private static byte[] Close(ushort status, string reason = "") =>
-        WireFrames.Client(WebSocketOpcode.Close, [(byte)(status >> 8), (byte)status, .. Encoding.UTF8.GetBytes(reason)]);
+        WireFrames.Client(WebSocketOpcode.Close, [(byte)(status >> 8), (byte)status, .. System.Text.Encoding.UTF8.GetBytes(reason)]);
 
     private struct Recorder(List<(WebSocketOpcode, bool, byte[])> frames) : IFrameHandler
     {
