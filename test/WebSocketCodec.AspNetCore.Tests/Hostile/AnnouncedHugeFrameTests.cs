@@ -19,9 +19,7 @@ public sealed class AnnouncedHugeFrameTests(ITestOutputHelper output)
     private static readonly byte[] HeaderOverTheLimit = WireFrames.Frame(WebSocketOpcode.Binary, [], maskKey: 0x44332211, announcedLength: (16 << 20) + 1);
 
     [Theory]
-    [InlineData(HostilePath.Endpoint)]
-    [InlineData(HostilePath.EndpointHttp2)]
-    [InlineData(HostilePath.FastPath)]
+    [EveryHostilePath]
     public async Task AFrameThatNeverCompletesHoldsWhatArrivedAndIsGivenUpByTheKeepAlive(HostilePath path)
     {
         using var bound = new CancellationTokenSource(TimeSpan.FromSeconds(20));
@@ -72,9 +70,7 @@ public sealed class AnnouncedHugeFrameTests(ITestOutputHelper output)
     }
 
     [Theory]
-    [InlineData(HostilePath.Endpoint)]
-    [InlineData(HostilePath.EndpointHttp2)]
-    [InlineData(HostilePath.FastPath)]
+    [EveryHostilePath]
     public async Task OneByteOverTheLimitGets1009FromTheHeaderAlone(HostilePath path)
     {
         using var bound = new CancellationTokenSource(TimeSpan.FromSeconds(20));

@@ -11,9 +11,7 @@ namespace WebSocketCodec.AspNetCore.Tests.Hostile;
 public sealed class FragmentFloodTests(ITestOutputHelper output)
 {
     [Theory]
-    [InlineData(HostilePath.Endpoint)]
-    [InlineData(HostilePath.EndpointHttp2)]
-    [InlineData(HostilePath.FastPath)]
+    [EveryHostilePath]
     public async Task TenThousandFragmentsGet1008(HostilePath path)
     {
         using var bound = new CancellationTokenSource(TimeSpan.FromSeconds(20));
@@ -37,9 +35,7 @@ public sealed class FragmentFloodTests(ITestOutputHelper output)
     }
 
     [Theory]
-    [InlineData(HostilePath.Endpoint)]
-    [InlineData(HostilePath.EndpointHttp2)]
-    [InlineData(HostilePath.FastPath)]
+    [EveryHostilePath]
     public async Task A4096FragmentMessageIsEchoedWhole(HostilePath path)
     {
         using var bound = new CancellationTokenSource(TimeSpan.FromSeconds(20));

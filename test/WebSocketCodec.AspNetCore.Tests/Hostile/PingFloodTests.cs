@@ -15,9 +15,7 @@ public sealed class PingFloodTests(ITestOutputHelper output)
     private const int Pings = 10_000;
 
     [Theory]
-    [InlineData(HostilePath.Endpoint)]
-    [InlineData(HostilePath.EndpointHttp2)]
-    [InlineData(HostilePath.FastPath)]
+    [EveryHostilePath]
     public async Task PongsAreBoundedByTheReadsAndASilentFlooderIsGivenUp(HostilePath path)
     {
         using var bound = new CancellationTokenSource(TimeSpan.FromSeconds(20));

@@ -40,6 +40,15 @@ public sealed class Loopback
     public async Task SendAsync(ReadOnlyMemory<byte> bytes, CancellationToken cancellationToken) =>
         await _toServer.Writer.WriteAsync(bytes, cancellationToken);
 
+    /// <summary>The server closes with 1000, this peer answers, the close must be clean; then the server is disposed.</summary>
+    public async Task CloseCleanlyAsync(MessageWebSocket server)
+    {
+        Task<WebSocketCloseInfo> closing = server.CloseAsync(1000, null, Timeout());
+        await SendAsync(WireFrames.ClientClose(1000));
+        Assert.True((await closing).IsClean);
+        await server.DisposeAsync();
+    }
+
     /// <summary>Sends each byte in its own flush, so the server reads them one at a time.</summary>
     public async Task SendByteByByteAsync(byte[] bytes)
     {

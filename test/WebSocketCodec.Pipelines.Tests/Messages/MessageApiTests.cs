@@ -120,10 +120,7 @@ public sealed class MessageApiTests
         }
 
         // Closing releases the pause, so the peer's Close is read.
-        Task<WebSocketCloseInfo> closing = server.CloseAsync(1000, null, Loopback.Timeout());
-        await loop.SendAsync(WireFrames.ClientClose(1000));
-        Assert.True((await closing).IsClean);
-        await server.DisposeAsync();
+        await loop.CloseCleanlyAsync(server);
         Assert.Equal(0, pool.Outstanding);
     }
 

@@ -35,10 +35,7 @@ public sealed class MessageQueueBoundsTests
 
         var pong = ClientFrames.Decode(await loop.ReadAsync(3));
         Assert.Equal(WebSocketOpcode.Pong, pong[0].Opcode);
-        Task<WebSocketCloseInfo> closing = server.CloseAsync(1000, null, Loopback.Timeout());
-        await loop.SendAsync(WireFrames.ClientClose(1000));
-        Assert.True((await closing).IsClean);
-        await server.DisposeAsync();
+        await loop.CloseCleanlyAsync(server);
         Assert.Equal(0, pool.Outstanding);
     }
 
