@@ -1,3 +1,4 @@
+using System.Buffers;
 using System.Buffers.Binary;
 using System.Security.Cryptography;
 using System.Text;
@@ -8,7 +9,7 @@ namespace WebSocketCodec.Testing;
 /// WebSocket frames as bytes on the wire, written here byte by byte as RFC 6455 §5.2 lays them out (not by the
 /// library's encoder), so a test's input does not depend on the code under test, and so a test can write what a
 /// correct peer never would: reserved opcodes and RSV bits, fragmented or long control frames, unmasked client frames,
-/// a length field that announces more than follows.
+/// a length field that announces more than follows; and read back, frame by frame, what a peer wrote.
 /// </summary>
 /// <remarks>
 /// <code>
@@ -103,6 +104,24 @@ public static class WireFrames
         }
 
         return frame;
+    }
+
+    /// <summary>The frames in <paramref name="bytes"/>, read as <paramref name="reader"/> reads them (every rule applied;
+    /// UTF-8 too unless <paramref name="validateUtf8"/> is false); asserts they are all whole and valid.</summary>
+    public static List<(WebSocketOpcode Opcode, bool Fin, byte[] Payload)> Read(ReadOnlySpan<byte> bytes, WebSocketRole reader, bool validateUtf8 = true)
+    {
+        var decoder = new FrameDecoder(reader, validateUtf8 ? null : new FrameDecoderOptions { ValidateUtf8 = false });
+        Span<byte> rest = bytes.ToArray();
+        var frames = new List<(WebSocketOpcode, bool, byte[])>();
+        while (!rest.IsEmpty)
+        {
+            OperationStatus status = decoder.ReadFrame(rest, out FrameHeader header, out Span<byte> payload, out _);
+            Assert.True(status == OperationStatus.Done, $"The bytes do not decode: {status} {decoder.Violation} after {frames.Count} frames.");
+            frames.Add((header.Opcode, header.Fin, payload.ToArray()));
+            rest = rest.Slice((int)header.FrameLength);
+        }
+
+        return frames;
     }
 
     /// <summary>A fresh random mask key, as a client draws one for every frame.</summary>

@@ -39,7 +39,7 @@ public sealed class ChannelViolationTests
         // A good frame first, in the same read as the bad one: it is delivered, then the Close is written.
         await loop.SendAsync([.. WireFrames.Client(WebSocketOpcode.Binary, [7, 7]), .. frame]);
         byte[] wire = await loop.ReadAsync(4);
-        var frames = ClientFrames.Decode(wire);
+        var frames = WireFrames.Read(wire, WebSocketRole.Client, validateUtf8: false);
         Assert.Single(frames);
         Assert.Equal(WebSocketOpcode.Close, frames[0].Opcode);
         Assert.Equal(status, WireFrames.CloseStatusOf(frames[0].Payload));
@@ -77,7 +77,7 @@ public sealed class ChannelViolationTests
         byte[] text = WireFrames.Client(WebSocketOpcode.Text, "abc\xFF"u8.ToArray());
         byte[] bad = WireFrames.Client(WebSocketOpcode.Text, [.. "κόσμε"u8, 0xED, 0xA0, 0x80]); // a surrogate
         await loop.SendByteByByteAsync(bad);
-        var frames = ClientFrames.Decode(await loop.ReadAsync(4));
+        var frames = WireFrames.Read(await loop.ReadAsync(4), WebSocketRole.Client, validateUtf8: false);
         Assert.Equal(1007, WireFrames.CloseStatusOf(frames[0].Payload));
         await loop.FinAsync();
         WebSocketCloseInfo info = await run.WaitAsync(Loopback.Timeout());
@@ -94,7 +94,7 @@ public sealed class ChannelViolationTests
         await loop.SendAsync(0x82, 0x02, 0x01, 0x02); // unmasked
         WebSocketCloseInfo info = await run.WaitAsync(Loopback.Timeout());
         Assert.Equal(ProtocolViolation.UnmaskedFrame, info.Violation);
-        var frames = ClientFrames.Decode(await loop.ReadToEndAsync());
+        var frames = WireFrames.Read(await loop.ReadToEndAsync(), WebSocketRole.Client, validateUtf8: false);
         Assert.Equal(1002, WireFrames.CloseStatusOf(Assert.Single(frames).Payload));
     }
 
@@ -106,7 +106,7 @@ public sealed class ChannelViolationTests
         var listener = new RecordingListener { OnEach = (_, _, _) => throw new InvalidOperationException("app bug") };
         Task<WebSocketCloseInfo> run = channel.RunAsync(listener, Loopback.Timeout());
         await loop.SendAsync(WireFrames.Client(WebSocketOpcode.Text, "x"u8));
-        var frames = ClientFrames.Decode(await loop.ReadAsync(4));
+        var frames = WireFrames.Read(await loop.ReadAsync(4), WebSocketRole.Client, validateUtf8: false);
         Assert.Equal(1011, WireFrames.CloseStatusOf(frames[0].Payload));
         await loop.SendAsync(WireFrames.ClientClose(1011));
         WebSocketCloseInfo info = await run.WaitAsync(Loopback.Timeout());

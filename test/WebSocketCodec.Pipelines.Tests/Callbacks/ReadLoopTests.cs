@@ -37,7 +37,7 @@ public sealed class ReadLoopTests
         Assert.True(info.IsClean);
         Assert.Equal((ushort)1000, info.ReceivedStatus);
         Assert.Equal("bye", info.ReceivedReason);
-        var answers = ClientFrames.Decode(await loop.ReadToEndAsync());
+        var answers = WireFrames.Read(await loop.ReadToEndAsync(), WebSocketRole.Client, validateUtf8: false);
         Assert.Equal([WebSocketOpcode.Pong, WebSocketOpcode.Close], answers.Select(f => f.Opcode));
         Assert.Equal("p"u8.ToArray(), answers[0].Payload);
         Assert.Equal(new byte[] { 0x03, 0xE8 }, answers[1].Payload); // the status echoed
@@ -117,7 +117,7 @@ public sealed class ReadLoopTests
         var listener = new RecordingListener();
         Task<WebSocketCloseInfo> run = channel.RunAsync(listener, Loopback.Timeout());
         await channel.CloseAsync(4000, "going");
-        var sent = ClientFrames.Decode(await loop.ReadAsync(4));
+        var sent = WireFrames.Read(await loop.ReadAsync(4), WebSocketRole.Client, validateUtf8: false);
         Assert.Equal(4000, WireFrames.CloseStatusOf(sent[0].Payload));
         Assert.Equal(WebSocketSessionState.CloseSent, channel.State);
         Assert.Throws<InvalidOperationException>(() => channel.Sender.SendAsync(WebSocketOpcode.Text, "late"u8.ToArray()).AsTask().GetAwaiter().GetResult());

@@ -71,7 +71,7 @@ public sealed class MessageApiTests
             .. WireFrames.Client(WebSocketOpcode.Continuation, "ße"u8)]);
         using WebSocketMessage? message = await server.ReceiveAsync(Loopback.Timeout());
         Assert.Equal("Grüße", message!.GetText());
-        var pongs = ClientFrames.Decode(await loop.ReadAsync(6));
+        var pongs = WireFrames.Read(await loop.ReadAsync(6), WebSocketRole.Client, validateUtf8: false);
         Assert.Equal(["1", "2"], pongs.Select(p => Encoding.UTF8.GetString(p.Payload)));
         await loop.SendAsync(WireFrames.ClientClose(1001));
         Assert.Null(await server.ReceiveAsync(Loopback.Timeout()));
@@ -185,7 +185,7 @@ public sealed class MessageApiTests
         Task<WebSocketCloseInfo> run = channel.RunAsync(new RecordingListener(), Loopback.Timeout());
         await Task.Delay(50);
         time.Advance(TimeSpan.FromSeconds(10));
-        var ping = Assert.Single(ClientFrames.Decode(await loop.ReadAsync(2)));
+        var ping = Assert.Single(WireFrames.Read(await loop.ReadAsync(2), WebSocketRole.Client, validateUtf8: false));
         return (time, loop, run, ping);
     }
 
@@ -199,7 +199,7 @@ public sealed class MessageApiTests
         time.Advance(TimeSpan.FromSeconds(5));
         WebSocketCloseInfo info = await run.WaitAsync(Loopback.Timeout());
         Assert.Equal(SessionTimerResult.KeepAliveTimeout, info.Timeout);
-        var close = Assert.Single(ClientFrames.Decode(await loop.ReadToEndAsync()));
+        var close = Assert.Single(WireFrames.Read(await loop.ReadToEndAsync(), WebSocketRole.Client, validateUtf8: false));
         Assert.Equal(1001, WireFrames.CloseStatusOf(close.Payload));
     }
 
@@ -229,7 +229,7 @@ public sealed class MessageApiTests
         await Task.Delay(50);
         Assert.Equal(WebSocketSessionState.Open, channel.State);
         time.Advance(TimeSpan.FromSeconds(1));
-        var close = Assert.Single(ClientFrames.Decode(await loop.ReadAsync(4)));
+        var close = Assert.Single(WireFrames.Read(await loop.ReadAsync(4), WebSocketRole.Client, validateUtf8: false));
         Assert.Equal(1001, WireFrames.CloseStatusOf(close.Payload));
         Assert.Equal(WebSocketSessionState.CloseSent, channel.State);
 

@@ -56,7 +56,7 @@ public sealed class FrameHandlerTests : LeakCheckedTests
         }
 
         // The echo of what came before the violation (a first fragment too), then one Close, last.
-        var frames = Wire.Frames(Wire.Outbound(channel));
+        var frames = WireFrames.Read(Wire.Outbound(channel), WebSocketRole.Client);
         Assert.Equal("before", Encoding.UTF8.GetString(frames[0].Payload));
         Assert.Single(frames, f => f.Opcode == WebSocketOpcode.Close);
         Assert.Equal(WebSocketOpcode.Close, frames[^1].Opcode);
@@ -111,7 +111,7 @@ public sealed class FrameHandlerTests : LeakCheckedTests
         // Every data frame echoed in order. Pings in a row may share one Pong, for the latest (RFC 6455 §5.5.3): each
         // Pong answers a later Ping than the one before it, and the last Ping before a data frame is always answered
         // before that frame's echo.
-        var frames = Wire.Frames(output.ToArray());
+        var frames = WireFrames.Read(output.ToArray(), WebSocketRole.Client);
         int next = 0;
         foreach (var frame in frames)
         {
@@ -150,7 +150,7 @@ public sealed class FrameHandlerTests : LeakCheckedTests
         CompositeByteBuffer composite = PooledByteBufferAllocator.Default.CompositeBuffer();
         composite.AddComponents(true, Wire.Buffer(all.AsSpan(0, 5)), Wire.Buffer(all.AsSpan(5, 7)), Wire.Buffer(all.AsSpan(12)));
         channel.WriteInbound(composite);
-        var frames = Wire.Frames(Wire.Outbound(channel));
+        var frames = WireFrames.Read(Wire.Outbound(channel), WebSocketRole.Client);
         Assert.Equal(["one", new string('\0', 300)], frames.Select(f => Encoding.UTF8.GetString(f.Payload)));
         channel.FinishAndReleaseAll();
     }
@@ -162,7 +162,7 @@ public sealed class FrameHandlerTests : LeakCheckedTests
         var handler = channel.Pipeline.Get<WebSocketCallbacksHandler>();
         channel.WriteInbound(Wire.Buffer([.. WireFrames.Client(WebSocketOpcode.Ping, "p"u8), .. WireFrames.ClientClose(4000, "bye")]));
         channel.RunPendingTasks();
-        var frames = Wire.Frames(Wire.Outbound(channel));
+        var frames = WireFrames.Read(Wire.Outbound(channel), WebSocketRole.Client);
         Assert.Equal([WebSocketOpcode.Pong, WebSocketOpcode.Close], frames.Select(f => f.Opcode));
         Assert.Equal(4000, WireFrames.CloseStatusOf(frames[1].Payload));
         Assert.False(channel.IsActive);
@@ -194,7 +194,7 @@ public sealed class FrameHandlerTests : LeakCheckedTests
         Assert.Throws<ArgumentException>(() => _callbacks.Sender.Send(WebSocketOpcode.Close, [3, 0xE8])); // only CloseAsync sends a Close
         channel.WriteInbound(Wire.Buffer([.. WireFrames.Client(WebSocketOpcode.Text, "in flight"u8), .. WireFrames.Client(WebSocketOpcode.Ping, []), .. WireFrames.ClientClose(1001)]));
         channel.RunPendingTasks();
-        var frames = Wire.Frames(Wire.Outbound(channel));
+        var frames = WireFrames.Read(Wire.Outbound(channel), WebSocketRole.Client);
         // Our Close, no echo after it, a Pong for the Ping (answered until the peer's Close), no second Close.
         Assert.Equal([WebSocketOpcode.Close, WebSocketOpcode.Pong], frames.Select(f => f.Opcode));
         Assert.Equal("going", Encoding.UTF8.GetString(frames[0].Payload.AsSpan(2)));
@@ -211,7 +211,7 @@ public sealed class FrameHandlerTests : LeakCheckedTests
     {
         EmbeddedChannel channel = Open(echo: echo, session: new WebSocketSessionOptions { OutboundHighWaterMark = 1024, OutboundLowWaterMark = 512 });
         channel.WriteInbound(Wire.Buffer(WireFrames.Client(WebSocketOpcode.Binary, [1, 2, 3])));
-        Assert.Equal(echo ? 1 : 0, Wire.Frames(Wire.Outbound(channel)).Count);
+        Assert.Equal(echo ? 1 : 0, WireFrames.Read(Wire.Outbound(channel), WebSocketRole.Client).Count);
 
         // Bytes waiting above the high water mark (written, not flushed): the channel is not writable.
         _ = channel.WriteAsync(Unpooled.WrappedBuffer(new byte[4096]));
@@ -235,7 +235,7 @@ public sealed class FrameHandlerTests : LeakCheckedTests
         channel.WriteInbound(Wire.Buffer(WireFrames.Client(WebSocketOpcode.Text, "x"u8)));
         channel.WriteInbound(Wire.Buffer(WireFrames.ClientClose(1011)));
         channel.RunPendingTasks();
-        var frame = Assert.Single(Wire.Frames(Wire.Outbound(channel)));
+        var frame = Assert.Single(WireFrames.Read(Wire.Outbound(channel), WebSocketRole.Client));
         Assert.Equal(1011, WireFrames.CloseStatusOf(frame.Payload));
         Assert.IsType<InvalidOperationException>(Completed.Result(handler.Completion).Error);
         channel.FinishAndReleaseAll();
@@ -283,12 +283,12 @@ public sealed class FrameHandlerTests : LeakCheckedTests
         _callbacks.Sender.Flush();
         byte[] output = Wire.Outbound(channel);
         Assert.True((output[1] & 0x80) != 0);
-        var frames = Wire.Frames(output, WebSocketRole.Client);
+        var frames = WireFrames.Read(output, WebSocketRole.Server);
         Assert.Equal("masked", Encoding.UTF8.GetString(frames[0].Payload));
         Assert.Equal([7, 8, 9], frames[1].Payload);
 
         channel.WriteInbound(Wire.Buffer(WireFrames.Client(WebSocketOpcode.Text, "server frames are not masked"u8)));
-        var close = Assert.Single(Wire.Frames(Wire.Outbound(channel), WebSocketRole.Client));
+        var close = Assert.Single(WireFrames.Read(Wire.Outbound(channel), WebSocketRole.Server));
         Assert.Equal(1002, WireFrames.CloseStatusOf(close.Payload));
         channel.FinishAndReleaseAll();
     }
@@ -325,7 +325,7 @@ public sealed class FrameHandlerTests : LeakCheckedTests
             channel.RunPendingTasks();
         }
 
-        var frames = Wire.Frames(Wire.Outbound(channel));
+        var frames = WireFrames.Read(Wire.Outbound(channel), WebSocketRole.Client);
         Assert.Equal(WebSocketOpcode.Ping, frames[0].Opcode);
         Assert.Equal(WebSocketOpcode.Close, frames[^1].Opcode);
         Assert.Equal(1001, WireFrames.CloseStatusOf(frames[^1].Payload));
@@ -351,7 +351,7 @@ public sealed class FrameHandlerTests : LeakCheckedTests
             .. WireFrames.Client(WebSocketOpcode.Continuation, "ag"u8, fin: false),
             .. WireFrames.Client(WebSocketOpcode.Continuation, "ments"u8)]));
         Assert.Equal([(System.Net.WebSockets.WebSocketMessageType.Text, "whole"), (System.Net.WebSockets.WebSocketMessageType.Text, "fragments")], messages);
-        var frames = Wire.Frames(Wire.Outbound(channel));
+        var frames = WireFrames.Read(Wire.Outbound(channel), WebSocketRole.Client);
         Assert.Equal(["whole", "", "fragments"], frames.Select(f => Encoding.UTF8.GetString(f.Payload)));
         channel.FinishAndReleaseAll();
     }

@@ -25,7 +25,7 @@ public sealed class ServerUpgradeTests : LeakCheckedTests
         int headEnd = text.IndexOf("\r\n\r\n", StringComparison.Ordinal) + 4;
         Assert.StartsWith("HTTP/1.1 101 Switching Protocols\r\n", text);
         Assert.Contains($"Sec-WebSocket-Accept: {Wire.Accept}\r\n", text);
-        var echoed = Assert.Single(Wire.Frames(output.AsSpan(headEnd)));
+        var echoed = Assert.Single(WireFrames.Read(output.AsSpan(headEnd), WebSocketRole.Client));
         Assert.Equal("behind", Encoding.UTF8.GetString(echoed.Payload));
         Assert.Null(channel.Pipeline.Get<WebSocketServerUpgradeHandler>());
         Assert.NotNull(channel.Pipeline.Get<WebSocketCallbacksHandler>());
@@ -47,7 +47,7 @@ public sealed class ServerUpgradeTests : LeakCheckedTests
             string text = Encoding.ASCII.GetString(output);
             Assert.StartsWith("HTTP/1.1 101 ", text);
             int headEnd = text.IndexOf("\r\n\r\n", StringComparison.Ordinal) + 4;
-            Assert.Equal([1, 2, 3], Assert.Single(Wire.Frames(output.AsSpan(headEnd))).Payload);
+            Assert.Equal([1, 2, 3], Assert.Single(WireFrames.Read(output.AsSpan(headEnd), WebSocketRole.Client)).Payload);
             channel.FinishAndReleaseAll();
         }
     }

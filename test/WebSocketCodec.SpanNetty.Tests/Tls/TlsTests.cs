@@ -54,7 +54,7 @@ public sealed class TlsTests : LeakCheckedTests
             if (headEnd >= 0 && received.Count >= headEnd + 4 + 2 + 18)
             {
                 Assert.StartsWith("HTTP/1.1 101 ", text);
-                var echoed = Assert.Single(Wire.Frames(received.ToArray().AsSpan(headEnd + 4)));
+                var echoed = Assert.Single(WireFrames.Read(received.ToArray().AsSpan(headEnd + 4), WebSocketRole.Client));
                 Assert.Equal("with the handshake", Encoding.UTF8.GetString(echoed.Payload));
                 break;
             }
