@@ -4,7 +4,7 @@ namespace WebSocketCodec.Fuzz;
 
 /// <summary>
 /// The seed frame streams: the conformance cases of test/WebSocketCodec.Tests (FrameDecoderTests, the session tests)
-/// and test/WebSocketCodec.AspNetCore.Tests/ConformanceTests.cs (the Autobahn-style cases), each as read by a server
+/// and test/WebSocketCodec.AspNetCore.Tests/Conformance/ConformanceTests.cs (the Autobahn-style cases), each as read by a server
 /// (masked frames) and by a client (unmasked).
 /// </summary>
 public static class FrameSeeds

@@ -12,16 +12,14 @@ namespace WebSocketCodec.AspNetCore.Tests.Hostile;
 /// </summary>
 public sealed class AnnouncedHugeFrameTests(ITestOutputHelper output)
 {
-    // FIN, Binary; MASK, 127: a 64-bit length follows; 0x01000000 = 16 MiB; the mask key.
-    private static readonly byte[] Header16MiB = [0x82, 0xFF, 0, 0, 0, 0, 0x01, 0, 0, 0, 0x11, 0x22, 0x33, 0x44];
+    // FIN, Binary; MASK, 127: a 64-bit length follows; 0x01000000 = 16 MiB; the mask key 11 22 33 44. No payload.
+    private static readonly byte[] Header16MiB = WireFrames.Frame(WebSocketOpcode.Binary, [], maskKey: 0x44332211, announcedLength: 16 << 20);
 
     // The same, 16 MiB + 1.
-    private static readonly byte[] HeaderOverTheLimit = [0x82, 0xFF, 0, 0, 0, 0, 0x01, 0, 0, 1, 0x11, 0x22, 0x33, 0x44];
+    private static readonly byte[] HeaderOverTheLimit = WireFrames.Frame(WebSocketOpcode.Binary, [], maskKey: 0x44332211, announcedLength: (16 << 20) + 1);
 
     [Theory]
-    [InlineData(HostilePath.Endpoint)]
-    [InlineData(HostilePath.EndpointHttp2)]
-    [InlineData(HostilePath.FastPath)]
+    [EveryHostilePath]
     public async Task AFrameThatNeverCompletesHoldsWhatArrivedAndIsGivenUpByTheKeepAlive(HostilePath path)
     {
         using var bound = new CancellationTokenSource(TimeSpan.FromSeconds(20));
@@ -72,9 +70,7 @@ public sealed class AnnouncedHugeFrameTests(ITestOutputHelper output)
     }
 
     [Theory]
-    [InlineData(HostilePath.Endpoint)]
-    [InlineData(HostilePath.EndpointHttp2)]
-    [InlineData(HostilePath.FastPath)]
+    [EveryHostilePath]
     public async Task OneByteOverTheLimitGets1009FromTheHeaderAlone(HostilePath path)
     {
         using var bound = new CancellationTokenSource(TimeSpan.FromSeconds(20));
@@ -85,7 +81,7 @@ public sealed class AnnouncedHugeFrameTests(ITestOutputHelper output)
         await hostile.SendAsync(HeaderOverTheLimit);
         (WebSocketOpcode Opcode, bool Fin, byte[] Payload)? close = await hostile.ReadFrameAsync();
         Assert.Equal(WebSocketOpcode.Close, close?.Opcode);
-        Assert.Equal(1009, (close!.Value.Payload[0] << 8) | close.Value.Payload[1]);
+        Assert.Equal(1009, WireFrames.CloseStatusOf(close!.Value.Payload));
         Assert.Equal(0, server.Pool.OutstandingBytes); // nothing rented for the announced length
         await HostileServer.AssertEchoAsync(wellBehaved, "served meanwhile", bound.Token);
 

@@ -11,9 +11,7 @@ namespace WebSocketCodec.AspNetCore.Tests.Hostile;
 public sealed class FragmentFloodTests(ITestOutputHelper output)
 {
     [Theory]
-    [InlineData(HostilePath.Endpoint)]
-    [InlineData(HostilePath.EndpointHttp2)]
-    [InlineData(HostilePath.FastPath)]
+    [EveryHostilePath]
     public async Task TenThousandFragmentsGet1008(HostilePath path)
     {
         using var bound = new CancellationTokenSource(TimeSpan.FromSeconds(20));
@@ -37,9 +35,7 @@ public sealed class FragmentFloodTests(ITestOutputHelper output)
     }
 
     [Theory]
-    [InlineData(HostilePath.Endpoint)]
-    [InlineData(HostilePath.EndpointHttp2)]
-    [InlineData(HostilePath.FastPath)]
+    [EveryHostilePath]
     public async Task A4096FragmentMessageIsEchoedWhole(HostilePath path)
     {
         using var bound = new CancellationTokenSource(TimeSpan.FromSeconds(20));
@@ -53,7 +49,7 @@ public sealed class FragmentFloodTests(ITestOutputHelper output)
         Assert.True(echo!.Value.Fin);
         Assert.Equal(Payload(4096, 16), echo.Value.Payload);
 
-        await peer.SendAsync(RawWebSocket.Close(1000));
+        await peer.SendAsync(WireFrames.ClientClose(1000));
         Assert.Equal(1000, (await peer.ReadUntilCloseAsync(answer: false)).Status);
         await peer.DisposeAsync(); // over HTTP/2 this ends the client's connection too
         await server.AssertCleanEndAsync(null, bound.Token);
@@ -69,7 +65,7 @@ public sealed class FragmentFloodTests(ITestOutputHelper output)
         var bytes = new List<byte>();
         for (int i = 0; i < count; i++)
         {
-            bytes.AddRange(RawWebSocket.Frame(i == 0 ? WebSocketOpcode.Binary : WebSocketOpcode.Continuation, payload.AsSpan(i * size, size), fin: i == count - 1));
+            bytes.AddRange(WireFrames.Client(i == 0 ? WebSocketOpcode.Binary : WebSocketOpcode.Continuation, payload.AsSpan(i * size, size), fin: i == count - 1));
         }
 
         return [.. bytes];

@@ -37,7 +37,7 @@ public sealed class NeverReadingTests(ITestOutputHelper output)
 
         // Echo requests of 64 KiB, sent whole (a cancelled send could leave half a frame behind), until the server
         // stops taking them (its echoes pile up unread) and then tears the connection down.
-        byte[] frame = RawWebSocket.Frame(WebSocketOpcode.Binary, new byte[64 * 1024]);
+        byte[] frame = WireFrames.Client(WebSocketOpcode.Binary, new byte[64 * 1024]);
         long sent = 0;
         Task sending = Task.Run(async () =>
         {

@@ -15,9 +15,7 @@ public sealed class PingFloodTests(ITestOutputHelper output)
     private const int Pings = 10_000;
 
     [Theory]
-    [InlineData(HostilePath.Endpoint)]
-    [InlineData(HostilePath.EndpointHttp2)]
-    [InlineData(HostilePath.FastPath)]
+    [EveryHostilePath]
     public async Task PongsAreBoundedByTheReadsAndASilentFlooderIsGivenUp(HostilePath path)
     {
         using var bound = new CancellationTokenSource(TimeSpan.FromSeconds(20));
@@ -33,7 +31,7 @@ public sealed class PingFloodTests(ITestOutputHelper output)
         for (int i = 1; i <= Pings; i++)
         {
             BinaryPrimitives.WriteInt64BigEndian(payload, i);
-            flood.AddRange(RawWebSocket.Frame(WebSocketOpcode.Ping, payload));
+            flood.AddRange(WireFrames.Client(WebSocketOpcode.Ping, payload));
             if (i % (Pings / 10) == 0)
             {
                 await hostile.SendAsync([.. flood]);
@@ -45,7 +43,7 @@ public sealed class PingFloodTests(ITestOutputHelper output)
             }
         }
 
-        await hostile.SendAsync(RawWebSocket.Frame(WebSocketOpcode.Text, "done"u8));
+        await hostile.SendAsync(WireFrames.Client(WebSocketOpcode.Text, "done"u8));
         var pongs = new List<long>();
         while (await hostile.ReadFrameAsync() is { } frame && frame.Opcode != WebSocketOpcode.Text)
         {

@@ -69,7 +69,7 @@ public sealed class ResetTests(ITestOutputHelper output)
     {
         using var bound = new CancellationTokenSource(TimeSpan.FromSeconds(20));
         await using HostileServer server = await HostileServer.StartAsync();
-        var connection = new HttpMessageInvoker(Http2.Handler());
+        var connection = new HttpMessageInvoker(Http2Requests.Handler());
         // The bystander answers the keep-alive Pings (our message API); the hostile stream is raw.
         MessageWebSocket other = await WebSocketHttp2Client.ConnectMessagesAsync(connection, server.Url(HostilePath.EndpointHttp2), cancellationToken: bound.Token);
         RawWebSocket reset = await RawWebSocket.OpenHttp2Async(server.BaseUrl, "/echo", connection);

@@ -6,7 +6,7 @@ public sealed record ServerFrames(List<(WebSocketOpcode Opcode, bool Fin, byte[]
 {
     /// <summary>The status of the last frame if it is a Close (1005 for an empty one), else null.</summary>
     public int? CloseStatus => Frames.Count > 0 && Frames[^1].Opcode == WebSocketOpcode.Close
-        ? Frames[^1].Payload.Length >= 2 ? (Frames[^1].Payload[0] << 8) | Frames[^1].Payload[1] : 1005
+        ? WireFrames.CloseStatusOf(Frames[^1].Payload)
         : null;
 
     /// <summary>Asserts the peer saw <paramref name="status"/> as the last frame, or a reset that may have erased it: a

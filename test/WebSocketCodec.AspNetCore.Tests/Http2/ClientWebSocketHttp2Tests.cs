@@ -2,7 +2,7 @@ using System.Net;
 using System.Net.WebSockets;
 using WebSocketCodec.Samples.EchoServer;
 
-namespace WebSocketCodec.AspNetCore.Tests;
+namespace WebSocketCodec.AspNetCore.Tests.Http2;
 
 /// <summary>.NET's <see cref="ClientWebSocket"/> over HTTP/2 (extended CONNECT, <c>RequestVersionExact</c>) against
 /// the echo server, in cleartext (prior knowledge on the port that also serves HTTP/1.1) and over TLS (ALPN h2).</summary>
@@ -14,11 +14,11 @@ public sealed class ClientWebSocketHttp2Tests
     public async Task EchoesEveryLengthOverHttp2(bool tls)
     {
         await using EchoServerHost server = await EchoServerHost.StartAsync(new EchoServerOptions { Port = 0, Tls = tls });
-        using var invoker = new HttpMessageInvoker(Http2.Handler());
-        using ClientWebSocket client = Http2.Client();
+        using var invoker = new HttpMessageInvoker(Http2Requests.Handler());
+        using ClientWebSocket client = Http2Requests.Client();
         await client.ConnectAsync(server.Url, invoker, RawHttp.Timeout());
         Assert.Equal(HttpStatusCode.OK, client.HttpStatusCode);
-        await LoopbackInteropTests.EchoEveryLengthAsync(client);
+        await EchoRoundTrip.RunAsync(client);
         await client.CloseAsync(WebSocketCloseStatus.NormalClosure, "done", RawHttp.Timeout());
         Assert.Equal(WebSocketCloseStatus.NormalClosure, client.CloseStatus);
         Assert.Equal(1, server.Statistics.Count(EchoStatistics.Http2ExtendedConnect));
@@ -31,8 +31,8 @@ public sealed class ClientWebSocketHttp2Tests
     public async Task TheSamePortServesHttp11AndHttp2(bool tls)
     {
         await using EchoServerHost server = await EchoServerHost.StartAsync(new EchoServerOptions { Port = 0, Tls = tls });
-        using var invoker = new HttpMessageInvoker(Http2.Handler());
-        using ClientWebSocket overHttp2 = Http2.Client();
+        using var invoker = new HttpMessageInvoker(Http2Requests.Handler());
+        using ClientWebSocket overHttp2 = Http2Requests.Client();
         using var overHttp11 = new ClientWebSocket();
         overHttp11.Options.RemoteCertificateValidationCallback = (_, _, _, _) => true;
         overHttp11.Options.CollectHttpResponseDetails = true;
@@ -61,8 +61,8 @@ public sealed class ClientWebSocketHttp2Tests
         KestrelHost host = await KestrelHost.StartAsync(
             map: app => app.MapWebSocket("/ws", async (_, channel) => ended.TrySetResult(await channel.RunAsync(sender => new WebSocketMessageListener<Pipelines.WebSocketFrameSender>(sender, static (_, _, _) => { })))),
             sharedPort: true);
-        using var invoker = new HttpMessageInvoker(Http2.Handler());
-        using ClientWebSocket client = http2 ? Http2.Client() : new ClientWebSocket();
+        using var invoker = new HttpMessageInvoker(Http2Requests.Handler());
+        using ClientWebSocket client = http2 ? Http2Requests.Client() : new ClientWebSocket();
         await client.ConnectAsync(host.WebSocketUrl("/ws"), http2 ? invoker : null, RawHttp.Timeout());
         byte[] buffer = new byte[64];
         Task<WebSocketReceiveResult> receive = client.ReceiveAsync(buffer, RawHttp.Timeout());
@@ -86,13 +86,13 @@ public sealed class ClientWebSocketHttp2Tests
     public async Task ManyWebSocketsShareOneConnection()
     {
         await using EchoServerHost server = await EchoServerHost.StartAsync(new EchoServerOptions { Port = 0 });
-        using var invoker = new HttpMessageInvoker(Http2.Handler());
+        using var invoker = new HttpMessageInvoker(Http2Requests.Handler());
         var clients = new List<ClientWebSocket>();
         try
         {
             for (int i = 0; i < 100; i++)
             {
-                ClientWebSocket client = Http2.Client();
+                ClientWebSocket client = Http2Requests.Client();
                 clients.Add(client);
                 await client.ConnectAsync(server.Url, invoker, RawHttp.Timeout());
             }

@@ -4,7 +4,7 @@ using Microsoft.AspNetCore.Builder;
 using Microsoft.AspNetCore.Server.Kestrel.Core;
 using WebSocketCodec.Pipelines;
 
-namespace WebSocketCodec.AspNetCore.Tests;
+namespace WebSocketCodec.AspNetCore.Tests.Http2;
 
 /// <summary>RFC 8441 on Kestrel through HttpClient's extended CONNECT: every validation rule, the 200 that leaves the
 /// stream open, and the stream lifecycle (END_STREAM after Close, RST_STREAM from either side, one stream's failure
@@ -33,8 +33,8 @@ public sealed class ExtendedConnectTests
     public async Task BadExtendedConnectsAreRefused(string protocol, string? version, HttpStatusCode expected, bool namesVersion)
     {
         await using KestrelHost host = await StartAsync();
-        using var client = new HttpMessageInvoker(Http2.Handler());
-        using HttpResponseMessage response = await client.SendAsync(Http2.ExtendedConnect(host.BaseUrl, "/ws", protocol, version), RawHttp.Timeout());
+        using var client = new HttpMessageInvoker(Http2Requests.Handler());
+        using HttpResponseMessage response = await client.SendAsync(Http2Requests.ExtendedConnect(host.BaseUrl, "/ws", protocol, version), RawHttp.Timeout());
         Assert.Equal(expected, response.StatusCode);
         Assert.Equal(HttpVersion.Version20, response.Version);
         Assert.Equal(namesVersion, response.Headers.TryGetValues("sec-websocket-version", out var versions) && versions.Single() == "13");
@@ -45,7 +45,7 @@ public sealed class ExtendedConnectTests
     public async Task APlainGetOverHttp2IsRefused()
     {
         await using KestrelHost host = await StartAsync();
-        using var client = new HttpMessageInvoker(Http2.Handler());
+        using var client = new HttpMessageInvoker(Http2Requests.Handler());
         using var request = new HttpRequestMessage(HttpMethod.Get, new Uri(host.BaseUrl, "/ws")) { Version = HttpVersion.Version20, VersionPolicy = HttpVersionPolicy.RequestVersionExact };
         using HttpResponseMessage response = await client.SendAsync(request, RawHttp.Timeout());
         Assert.Equal(HttpStatusCode.BadRequest, response.StatusCode);
@@ -55,11 +55,11 @@ public sealed class ExtendedConnectTests
     public async Task AClassicConnectIsRefused()
     {
         await using KestrelHost host = await StartAsync();
-        using var client = new HttpMessageInvoker(Http2.Handler());
+        using var client = new HttpMessageInvoker(Http2Requests.Handler());
         try
         {
             // HttpClient sends :path and :scheme with it, which makes the request malformed (RFC 9113 section 8.5).
-            using HttpResponseMessage response = await client.SendAsync(Http2.ExtendedConnect(host.BaseUrl, "/ws", protocol: null), RawHttp.Timeout());
+            using HttpResponseMessage response = await client.SendAsync(Http2Requests.ExtendedConnect(host.BaseUrl, "/ws", protocol: null), RawHttp.Timeout());
             Assert.True(response.StatusCode is HttpStatusCode.BadRequest or HttpStatusCode.NotImplemented, $"got {response.StatusCode}");
         }
         catch (HttpRequestException error) when (error.InnerException is HttpProtocolException { ErrorCode: 0x1 })
@@ -78,8 +78,8 @@ public sealed class ExtendedConnectTests
     public async Task OriginsAreCheckedAsOverHttp11(string? origin, HttpStatusCode expected)
     {
         await using KestrelHost host = await StartAsync();
-        using var client = new HttpMessageInvoker(Http2.Handler());
-        using HttpRequestMessage request = Http2.ExtendedConnect(host.BaseUrl, "/ws");
+        using var client = new HttpMessageInvoker(Http2Requests.Handler());
+        using HttpRequestMessage request = Http2Requests.ExtendedConnect(host.BaseUrl, "/ws");
         if (origin is not null)
         {
             request.Headers.TryAddWithoutValidation("origin", origin);
@@ -96,8 +96,8 @@ public sealed class ExtendedConnectTests
     public async Task TheServersPreferredSubprotocolIsSelected(string offered, string? selected)
     {
         await using KestrelHost host = await StartAsync();
-        using var client = new HttpMessageInvoker(Http2.Handler());
-        using HttpRequestMessage request = Http2.ExtendedConnect(host.BaseUrl, "/ws");
+        using var client = new HttpMessageInvoker(Http2Requests.Handler());
+        using HttpRequestMessage request = Http2Requests.ExtendedConnect(host.BaseUrl, "/ws");
         request.Headers.TryAddWithoutValidation("sec-websocket-protocol", offered);
         using HttpResponseMessage response = await client.SendAsync(request, RawHttp.Timeout());
         Assert.Equal(HttpStatusCode.OK, response.StatusCode);
@@ -111,7 +111,7 @@ public sealed class ExtendedConnectTests
         await using KestrelHost host = await StartAsync();
         await using RawWebSocket socket = await RawWebSocket.OpenHttp2Async(host.BaseUrl, "/ws");
         await socket.AssertEchoAsync("over one HTTP/2 stream");
-        await socket.SendAsync(RawWebSocket.Close(1000, "done"));
+        await socket.SendAsync(WireFrames.ClientClose(1000, "done"));
         var (status, before) = await socket.ReadUntilCloseAsync(answer: false); // asserts END_STREAM follows the Close
         Assert.Equal(1000, status);
         Assert.Empty(before);
@@ -121,16 +121,16 @@ public sealed class ExtendedConnectTests
     public async Task OneStreamsProtocolErrorLeavesTheOthersEchoing()
     {
         await using KestrelHost host = await StartAsync();
-        using var connection = new HttpMessageInvoker(Http2.Handler());
+        using var connection = new HttpMessageInvoker(Http2Requests.Handler());
         await using RawWebSocket bad = await RawWebSocket.OpenHttp2Async(host.BaseUrl, "/ws", connection);
         await using RawWebSocket good = await RawWebSocket.OpenHttp2Async(host.BaseUrl, "/ws", connection);
         await good.AssertEchoAsync("before");
-        await bad.SendAsync(RawWebSocket.RawFrame(0x83, [1])); // reserved opcode
+        await bad.SendAsync(WireFrames.Client(0x83, [1])); // reserved opcode
 
         // Close 1002, then END_STREAM at once (a half-close: the server does not wait for our answer to end its side).
         var (status, _) = await bad.ReadUntilCloseAsync(answer: false);
         Assert.Equal(1002, status);
-        await bad.SendAsync(RawWebSocket.Close(1002)); // our side is still open, and the server drains it
+        await bad.SendAsync(WireFrames.ClientClose(1002)); // our side is still open, and the server drains it
         await good.AssertEchoAsync("after");
         await using RawWebSocket third = await RawWebSocket.OpenHttp2Async(host.BaseUrl, "/ws", connection);
         await third.AssertEchoAsync("a new stream on the same connection");
@@ -145,7 +145,7 @@ public sealed class ExtendedConnectTests
             WebSocketCloseInfo info = await channel.RunAsync(sender => new WebSocketMessageListener<WebSocketFrameSender>(sender, Echo));
             ended.TrySetResult(info);
         }));
-        using var connection = new HttpMessageInvoker(Http2.Handler());
+        using var connection = new HttpMessageInvoker(Http2Requests.Handler());
         RawWebSocket watched = await RawWebSocket.OpenHttp2Async(host.BaseUrl, "/watched", connection);
         await using RawWebSocket other = await RawWebSocket.OpenHttp2Async(host.BaseUrl, "/ws", connection);
         await watched.AssertEchoAsync("ping");
@@ -170,11 +170,11 @@ public sealed class ExtendedConnectTests
 
                 Echo(s, type, payload);
             })));
-        using var connection = new HttpMessageInvoker(Http2.Handler());
+        using var connection = new HttpMessageInvoker(Http2Requests.Handler());
         await using RawWebSocket doomed = await RawWebSocket.OpenHttp2Async(host.BaseUrl, "/abortable", connection);
         await using RawWebSocket other = await RawWebSocket.OpenHttp2Async(host.BaseUrl, "/ws", connection);
         await doomed.AssertEchoAsync("fine so far");
-        await doomed.SendAsync(RawWebSocket.Frame(WebSocketOpcode.Text, "abort"u8));
+        await doomed.SendAsync(WireFrames.Client(WebSocketOpcode.Text, "abort"u8));
         var (status, _) = await doomed.ReadUntilCloseAsync();
         Assert.Equal(1011, status);
         await other.AssertEchoAsync("unaffected");
@@ -194,11 +194,11 @@ public sealed class ExtendedConnectTests
 
                 Echo(s, type, payload);
             }))));
-        using var connection = new HttpMessageInvoker(Http2.Handler());
+        using var connection = new HttpMessageInvoker(Http2Requests.Handler());
         await using RawWebSocket doomed = await RawWebSocket.OpenHttp2Async(host.BaseUrl, "/abort", connection);
         await using RawWebSocket other = await RawWebSocket.OpenHttp2Async(host.BaseUrl, "/ws", connection);
         await doomed.AssertEchoAsync("fine so far");
-        await doomed.SendAsync(RawWebSocket.Frame(WebSocketOpcode.Text, "abort"u8));
+        await doomed.SendAsync(WireFrames.Client(WebSocketOpcode.Text, "abort"u8));
         var reset = await Assert.ThrowsAnyAsync<Exception>(() => doomed.ReadFrameAsync());
         Assert.Equal(0x8, Assert.IsType<HttpProtocolException>(reset is HttpProtocolException ? reset : reset.InnerException).ErrorCode); // CANCEL
         await other.AssertEchoAsync("unaffected");

@@ -3,7 +3,7 @@ using System.Diagnostics.Metrics;
 using Microsoft.AspNetCore.Builder;
 using WebSocketCodec.Pipelines;
 
-namespace WebSocketCodec.AspNetCore.Tests;
+namespace WebSocketCodec.AspNetCore.Tests.Http2;
 
 /// <summary>Handshake events: the <c>websocketcodec.handshakes</c> counter by protocol version and status.</summary>
 public sealed class HandshakeTelemetryTests
@@ -54,7 +54,7 @@ public sealed class HandshakeTelemetryTests
             await overHttp11.CloseAndWaitAsync();
         }
 
-        using HttpResponseMessage refused = await invoker.SendAsync(Http2.ExtendedConnect(host.BaseUrl, "/telemetry-ws", version: "12"), RawHttp.Timeout());
+        using HttpResponseMessage refused = await invoker.SendAsync(Http2Requests.ExtendedConnect(host.BaseUrl, "/telemetry-ws", version: "12"), RawHttp.Timeout());
         Assert.Contains(("2", 200), seen);
         Assert.Contains(("1.1", 101), seen);
         Assert.Contains(("2", 400), seen);

@@ -9,7 +9,7 @@ using Microsoft.AspNetCore.Http.Features;
 using WebSocketCodec.Pipelines;
 using WebSocketCodec.Samples.EchoServer;
 
-namespace WebSocketCodec.AspNetCore.Tests;
+namespace WebSocketCodec.AspNetCore.Tests.Http2;
 
 /// <summary>Our HTTP/2 client (<see cref="WebSocketHttp2Client"/>) against our server and ASP.NET Core's own
 /// websockets, h2c and TLS; many websockets on one connection; every way the handshake can fail.</summary>

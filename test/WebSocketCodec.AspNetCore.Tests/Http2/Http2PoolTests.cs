@@ -1,7 +1,7 @@
 using Microsoft.AspNetCore.Builder;
 using WebSocketCodec.Pipelines;
 
-namespace WebSocketCodec.AspNetCore.Tests;
+namespace WebSocketCodec.AspNetCore.Tests.Http2;
 
 /// <summary>No leaks over HTTP/2: every pooled buffer (frames gathered across reads, messages) comes back whether the
 /// websocket closes cleanly, breaks the protocol mid-message, or is reset by the client mid-frame.</summary>
@@ -36,10 +36,10 @@ public sealed class Http2PoolTests
                 }
             }, options),
             sharedPort: true);
-        using var connection = new HttpMessageInvoker(Http2.Handler());
+        using var connection = new HttpMessageInvoker(Http2Requests.Handler());
         byte[] big = new byte[100_000];
         new Random(1).NextBytes(big);
-        byte[] frame = RawWebSocket.Frame(WebSocketOpcode.Binary, big);
+        byte[] frame = WireFrames.Client(WebSocketOpcode.Binary, big);
 
         // 1. A big frame in pieces, echoed, then a clean close.
         await using (RawWebSocket clean = await RawWebSocket.OpenHttp2Async(host.BaseUrl, "/ws", connection))
@@ -51,14 +51,14 @@ public sealed class Http2PoolTests
 
             var echo = await clean.ReadFrameAsync();
             Assert.Equal(big, echo!.Value.Payload);
-            await clean.SendAsync(RawWebSocket.Close(1000));
+            await clean.SendAsync(WireFrames.ClientClose(1000));
             Assert.Equal(1000, (await clean.ReadUntilCloseAsync(answer: false)).Status);
         }
 
         // 2. A fragmented message broken by a protocol error: 1002.
         await using (RawWebSocket broken = await RawWebSocket.OpenHttp2Async(host.BaseUrl, "/ws", connection))
         {
-            await broken.SendAsync([.. RawWebSocket.Frame(WebSocketOpcode.Binary, big.AsSpan(0, 50_000), fin: false), .. RawWebSocket.RawFrame(0x83, [1])]);
+            await broken.SendAsync([.. WireFrames.Client(WebSocketOpcode.Binary, big.AsSpan(0, 50_000), fin: false), .. WireFrames.Client(0x83, [1])]);
             Assert.Equal(1002, (await broken.ReadUntilCloseAsync()).Status);
         }
 

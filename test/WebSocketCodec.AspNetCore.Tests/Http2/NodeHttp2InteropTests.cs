@@ -1,7 +1,7 @@
 using WebSocketCodec.Samples.EchoServer;
 using Xunit.Abstractions;
 
-namespace WebSocketCodec.AspNetCore.Tests;
+namespace WebSocketCodec.AspNetCore.Tests.Http2;
 
 /// <summary>Node's own <c>http2</c> module as an RFC 8441 client (it checks <c>enableConnectProtocol</c> in our
 /// SETTINGS) against the echo server, h2c prior knowledge and TLS on the port that also serves HTTP/1.1: fifty

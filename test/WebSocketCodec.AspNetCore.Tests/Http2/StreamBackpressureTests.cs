@@ -1,7 +1,7 @@
 using Microsoft.AspNetCore.Builder;
 using WebSocketCodec.Pipelines;
 
-namespace WebSocketCodec.AspNetCore.Tests;
+namespace WebSocketCodec.AspNetCore.Tests.Http2;
 
 /// <summary>Per-stream backpressure over HTTP/2: a websocket whose application stops reading holds the peer to its
 /// stream window, and the other websockets on the same connection keep flowing (with
@@ -21,7 +21,7 @@ public sealed class StreamBackpressureTests
             },
             sharedPort: true,
             kestrelOptions: kestrel => kestrel.ConfigureHttp2ForWebSockets(maxStreamsPerConnection: 16, streamWindowSize: 128 * 1024));
-        using var connection = new HttpMessageInvoker(Http2.Handler());
+        using var connection = new HttpMessageInvoker(Http2Requests.Handler());
         var stalled = new List<RawWebSocket>();
         var stalledWrites = new List<Task>();
         try
@@ -41,7 +41,7 @@ public sealed class StreamBackpressureTests
                 await using RawWebSocket live = await RawWebSocket.OpenHttp2Async(host.BaseUrl, "/ws", connection);
                 for (int round = 0; round < 64; round++) // 1 MiB each way per live stream
                 {
-                    await live.SendAsync(RawWebSocket.Frame(WebSocketOpcode.Binary, message));
+                    await live.SendAsync(WireFrames.Client(WebSocketOpcode.Binary, message));
                     var echo = await live.ReadFrameAsync();
                     Assert.Equal(message, echo!.Value.Payload);
                 }

@@ -1,6 +1,6 @@
 using System.Diagnostics.Metrics;
 
-namespace WebSocketCodec.AspNetCore.Tests;
+namespace WebSocketCodec.AspNetCore.Tests.Infrastructure;
 
 /// <summary>Follows the <c>websocketcodec.connections.active</c> metric from the moment it is made: the sum of what
 /// websockets added and removed since. Meaningful only while no other test opens websockets (a serial collection).</summary>

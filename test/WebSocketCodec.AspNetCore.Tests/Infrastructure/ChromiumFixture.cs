@@ -1,6 +1,6 @@
 using System.Diagnostics;
 
-namespace WebSocketCodec.AspNetCore.Tests;
+namespace WebSocketCodec.AspNetCore.Tests.Infrastructure;
 
 /// <summary>
 /// Finds Chromium, installing Debian's <c>chromium</c> package with apt-get when it is missing and apt-get can run

@@ -1,7 +1,8 @@
+using System.Text;
 using System.Net.WebSockets;
 using WebSocketCodec.Pipelines;
 
-namespace WebSocketCodec.AspNetCore.Tests;
+namespace WebSocketCodec.AspNetCore.Tests.Infrastructure;
 
 /// <summary>Sends a binary and a text message of each length through an echo and checks what comes back.</summary>
 public static class EchoRoundTrip
@@ -29,5 +30,38 @@ public static class EchoRoundTrip
                 Assert.Equal(text, echo.GetText());
             }
         }
+    }
+
+    /// <summary>The same code for any <see cref="WebSocket"/>: send each length as binary and text, read it back.</summary>
+    public static async Task RunAsync(WebSocket client)
+    {
+        foreach (int length in Lengths)
+        {
+            foreach (var type in new[] { WebSocketMessageType.Binary, WebSocketMessageType.Text })
+            {
+                byte[] message = type == WebSocketMessageType.Text
+                    ? Encoding.UTF8.GetBytes(new string('é', length / 2))
+                    : RandomBytes(length);
+                await client.SendAsync(message, type, true, RawHttp.Timeout());
+                var data = new MemoryStream();
+                byte[] buffer = new byte[8 * 1024];
+                WebSocketReceiveResult result;
+                do
+                {
+                    result = await client.ReceiveAsync(buffer, RawHttp.Timeout());
+                    data.Write(buffer, 0, result.Count);
+                }
+                while (!result.EndOfMessage);
+                Assert.Equal(type, result.MessageType);
+                Assert.Equal(message, data.ToArray());
+            }
+        }
+    }
+
+    private static byte[] RandomBytes(int length)
+    {
+        byte[] bytes = new byte[length];
+        new Random(length).NextBytes(bytes);
+        return bytes;
     }
 }

@@ -1,6 +1,6 @@
 using WebSocketCodec.Samples.EchoServer;
 
-namespace WebSocketCodec.AspNetCore.Tests;
+namespace WebSocketCodec.AspNetCore.Tests.Infrastructure;
 
 /// <summary>The demo server twice, cleartext and TLS, shared by a test class.</summary>
 public sealed class EchoServersFixture : IAsyncLifetime

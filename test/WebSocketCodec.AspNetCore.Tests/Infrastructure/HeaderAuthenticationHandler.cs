@@ -4,7 +4,7 @@ using Microsoft.AspNetCore.Authentication;
 using Microsoft.Extensions.Logging;
 using Microsoft.Extensions.Options;
 
-namespace WebSocketCodec.AspNetCore.Tests;
+namespace WebSocketCodec.AspNetCore.Tests.Infrastructure;
 
 /// <summary>Authenticates whoever names themselves in <c>X-User</c>: enough to show that authorization composes with
 /// a websocket endpoint.</summary>

@@ -3,7 +3,7 @@ using System.Net.WebSockets;
 using System.Text;
 using System.Text.Json;
 
-namespace WebSocketCodec.AspNetCore.Tests;
+namespace WebSocketCodec.AspNetCore.Tests.Infrastructure;
 
 /// <summary>A headless Chromium on a page, read through the DevTools protocol (itself a websocket, driven here with
 /// <see cref="ClientWebSocket"/>).</summary>

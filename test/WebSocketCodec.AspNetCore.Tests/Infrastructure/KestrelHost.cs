@@ -8,7 +8,7 @@ using Microsoft.Extensions.DependencyInjection;
 using Microsoft.Extensions.Logging;
 using WebSocketCodec.Samples.EchoServer;
 
-namespace WebSocketCodec.AspNetCore.Tests;
+namespace WebSocketCodec.AspNetCore.Tests.Infrastructure;
 
 /// <summary>A Kestrel server on a free loopback port, configured by the test.</summary>
 public sealed class KestrelHost : IAsyncDisposable

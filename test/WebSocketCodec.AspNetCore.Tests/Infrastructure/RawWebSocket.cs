@@ -4,7 +4,7 @@ using System.Net.Sockets;
 using System.Text;
 using WebSocketCodec.Samples.EchoServer;
 
-namespace WebSocketCodec.AspNetCore.Tests;
+namespace WebSocketCodec.AspNetCore.Tests.Infrastructure;
 
 /// <summary>
 /// A hand-driven websocket client over a socket (or TLS): sends any bytes, including what a correct client never
@@ -12,7 +12,6 @@ namespace WebSocketCodec.AspNetCore.Tests;
 /// </summary>
 public sealed class RawWebSocket : IAsyncDisposable
 {
-    private static readonly FrameEncoder Encoder = new(WebSocketRole.Client);
     private readonly Socket? _socket;
     private readonly Stream _stream;
     private readonly IDisposable? _owner;
@@ -33,8 +32,8 @@ public sealed class RawWebSocket : IAsyncDisposable
     /// <summary>Opens a websocket at <paramref name="path"/> over HTTP/2 (asserting 200).</summary>
     public static async Task<RawWebSocket> OpenHttp2Async(Uri baseUrl, string path, HttpMessageInvoker? invoker = null)
     {
-        HttpMessageInvoker? owned = invoker is null ? new HttpMessageInvoker(Http2.Handler()) : null;
-        HttpResponseMessage response = await (invoker ?? owned!).SendAsync(Http2.ExtendedConnect(baseUrl, path), RawHttp.Timeout());
+        HttpMessageInvoker? owned = invoker is null ? new HttpMessageInvoker(Http2Requests.Handler()) : null;
+        HttpResponseMessage response = await (invoker ?? owned!).SendAsync(Http2Requests.ExtendedConnect(baseUrl, path), RawHttp.Timeout());
         Assert.Equal(System.Net.HttpStatusCode.OK, response.StatusCode);
         Stream stream = await response.Content.ReadAsStreamAsync(RawHttp.Timeout());
         return new RawWebSocket(null, stream, owned);
@@ -67,31 +66,10 @@ public sealed class RawWebSocket : IAsyncDisposable
         return raw;
     }
 
-    public static byte[] Frame(WebSocketOpcode opcode, ReadOnlySpan<byte> payload, bool fin = true)
-    {
-        var writer = new ArrayBufferWriter<byte>();
-        Encoder.Write(writer, opcode, payload, fin);
-        return writer.WrittenSpan.ToArray();
-    }
-
-    /// <summary>A masked frame with any first byte (reserved opcodes, RSV bits, fragmented control frames).</summary>
-    public static byte[] RawFrame(byte first, ReadOnlySpan<byte> payload)
-    {
-        byte[] frame = Frame(WebSocketOpcode.Binary, payload);
-        frame[0] = first;
-        return frame;
-    }
-
-    public static byte[] Close(ushort status, string reason = "")
-    {
-        byte[] payload = [(byte)(status >> 8), (byte)status, .. Encoding.UTF8.GetBytes(reason)];
-        return Frame(WebSocketOpcode.Close, payload);
-    }
-
     /// <summary>Sends a text message and asserts it comes back whole.</summary>
     public async Task AssertEchoAsync(string text)
     {
-        await SendAsync(Frame(WebSocketOpcode.Text, Encoding.UTF8.GetBytes(text)));
+        await SendAsync(WireFrames.Client(WebSocketOpcode.Text, Encoding.UTF8.GetBytes(text)));
         var frame = await ReadFrameAsync();
         Assert.NotNull(frame);
         Assert.Equal(WebSocketOpcode.Text, frame.Value.Opcode);
@@ -145,12 +123,12 @@ public sealed class RawWebSocket : IAsyncDisposable
             Assert.True(frame is not null, "The connection closed without a Close frame.");
             if (frame.Value.Opcode == WebSocketOpcode.Close)
             {
-                int status = frame.Value.Payload.Length >= 2 ? (frame.Value.Payload[0] << 8) | frame.Value.Payload[1] : 1005;
+                int status = WireFrames.CloseStatusOf(frame.Value.Payload);
                 if (answer)
                 {
                     // A server that has finished the closing handshake may close its socket before our answer arrives;
                     // the kernel then resets the connection, which ends the stream as a close does.
-                    Assert.True(await ClosedAfterAnswerAsync(Close((ushort)(status == 1005 ? 1000 : status))), "The server kept the connection open after its Close.");
+                    Assert.True(await ClosedAfterAnswerAsync(WireFrames.ClientClose((ushort)(status == 1005 ? 1000 : status))), "The server kept the connection open after its Close.");
                 }
                 else
                 {

@@ -1,7 +1,7 @@
 using System.Buffers;
 using System.Collections.Concurrent;
 
-namespace WebSocketCodec.Pipelines.Tests;
+namespace WebSocketCodec.Pipelines.Tests.Infrastructure;
 
 /// <summary>
 /// A memory pool that reuses its blocks and their owner objects, like Kestrel's block pool (the default

@@ -1,6 +1,6 @@
 using System.IO.Pipelines;
 
-namespace WebSocketCodec.Pipelines.Tests;
+namespace WebSocketCodec.Pipelines.Tests.Infrastructure;
 
 /// <summary>
 /// A transport slow to end: a read that is cancelled (an abort) returns only once the test releases it, as a stream

@@ -1,7 +1,7 @@
 using System.Buffers;
 using System.IO.Pipelines;
 
-namespace WebSocketCodec.Pipelines.Tests;
+namespace WebSocketCodec.Pipelines.Tests.Infrastructure;
 
 /// <summary>
 /// An in-memory connection: the server side is an <see cref="IDuplexPipe"/> for a <see cref="WebSocketConnection"/>; the
@@ -39,6 +39,15 @@ public sealed class Loopback
     /// <summary>Sends raw bytes to the server, flushed, with the caller's token.</summary>
     public async Task SendAsync(ReadOnlyMemory<byte> bytes, CancellationToken cancellationToken) =>
         await _toServer.Writer.WriteAsync(bytes, cancellationToken);
+
+    /// <summary>The server closes with 1000, this peer answers, the close must be clean; then the server is disposed.</summary>
+    public async Task CloseCleanlyAsync(MessageWebSocket server)
+    {
+        Task<WebSocketCloseInfo> closing = server.CloseAsync((CloseStatus)1000, null, Timeout());
+        await SendAsync(WireFrames.ClientClose(1000));
+        Assert.True((await closing).IsClean);
+        await server.DisposeAsync();
+    }
 
     /// <summary>Sends each byte in its own flush, so the server reads them one at a time.</summary>
     public async Task SendByteByByteAsync(byte[] bytes)

@@ -1,4 +1,4 @@
-namespace WebSocketCodec.Pipelines.Tests;
+namespace WebSocketCodec.Pipelines.Tests.Infrastructure;
 
 /// <summary>Records every frame and the close.</summary>
 public sealed class RecordingListener : IWebSocketFrameListener

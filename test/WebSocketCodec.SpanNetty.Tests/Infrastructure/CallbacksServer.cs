@@ -5,7 +5,7 @@ using DotNetty.Transport.Channels;
 using DotNetty.Transport.Channels.Sockets;
 using WebSocketCodec.Pipelines;
 
-namespace WebSocketCodec.SpanNetty.Tests;
+namespace WebSocketCodec.SpanNetty.Tests.Infrastructure;
 
 /// <summary>A SpanNetty server on a free loopback port (managed sockets) whose websockets at <c>/ws</c> run the
 /// callbacks the test gives, with the test's session options.</summary>

@@ -1,4 +1,4 @@
-namespace WebSocketCodec.SpanNetty.Tests;
+namespace WebSocketCodec.SpanNetty.Tests.Infrastructure;
 
 /// <summary>Results of tasks that an EmbeddedChannel completed synchronously.</summary>
 internal static class Completed

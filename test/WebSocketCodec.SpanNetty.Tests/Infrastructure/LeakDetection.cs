@@ -6,7 +6,7 @@ using Microsoft.Extensions.Logging;
 
 [assembly: CollectionBehavior(DisableTestParallelization = true)]
 
-namespace WebSocketCodec.SpanNetty.Tests;
+namespace WebSocketCodec.SpanNetty.Tests.Infrastructure;
 
 /// <summary>
 /// SpanNetty's ResourceLeakDetector at Paranoid for the whole run (every buffer tracked), its reports collected from

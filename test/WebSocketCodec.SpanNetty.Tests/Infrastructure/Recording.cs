@@ -1,6 +1,6 @@
 using WebSocketCodec.Pipelines;
 
-namespace WebSocketCodec.SpanNetty.Tests;
+namespace WebSocketCodec.SpanNetty.Tests.Infrastructure;
 
 /// <summary>Callbacks that keep what they were given (payloads copied) and, optionally, echo each frame.</summary>
 internal sealed class Recording(ChannelFrameSender sender, bool echo = true) : IWebSocketFrameListener

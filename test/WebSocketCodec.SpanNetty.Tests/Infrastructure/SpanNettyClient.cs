@@ -7,7 +7,7 @@ using DotNetty.Transport.Channels;
 using DotNetty.Transport.Channels.Sockets;
 using WebSocketCodec.Pipelines;
 
-namespace WebSocketCodec.SpanNetty.Tests;
+namespace WebSocketCodec.SpanNetty.Tests.Infrastructure;
 
 /// <summary>Our client on SpanNetty (managed sockets, TLS by SslStreamHandler when wss): messages received are queued
 /// for the test to read.</summary>

@@ -1,21 +1,17 @@
-using System.Buffers;
 using System.Text;
 using DotNetty.Buffers;
 using DotNetty.Common.Utilities;
 using DotNetty.Transport.Channels.Embedded;
 
-namespace WebSocketCodec.SpanNetty.Tests;
+namespace WebSocketCodec.SpanNetty.Tests.Infrastructure;
 
-/// <summary>Bytes in and out of an EmbeddedChannel, and frames as a peer writes and reads them.</summary>
+/// <summary>Bytes in and out of an EmbeddedChannel.</summary>
 internal static class Wire
 {
     /// <summary>RFC 6455's sample key, and its accept value.</summary>
     public const string Key = "dGhlIHNhbXBsZSBub25jZQ==";
 
     public const string Accept = "s3pPLMBiTxaQ9kYGzzhZRbK+xOo=";
-
-    private static readonly FrameEncoder ClientEncoder = new(WebSocketRole.Client);
-    private static readonly FrameEncoder ServerEncoder = new(WebSocketRole.Server);
 
     /// <summary>A pooled buffer holding <paramref name="bytes"/> (tracked by the leak detector).</summary>
     public static IByteBuffer Buffer(ReadOnlySpan<byte> bytes)
@@ -53,56 +49,4 @@ internal static class Wire
     /// <summary>An upgrade request (with <see cref="Key"/>) and any extra header lines.</summary>
     public static byte[] Request(string path = "/ws", string extra = "") => Encoding.ASCII.GetBytes(
         $"GET {path} HTTP/1.1\r\nHost: example.com\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: {Key}\r\nSec-WebSocket-Version: 13\r\n{extra}\r\n");
-
-    /// <summary>A frame as a client sends it (masked).</summary>
-    public static byte[] ClientFrame(WebSocketOpcode opcode, ReadOnlySpan<byte> payload, bool fin = true)
-    {
-        var writer = new ArrayBufferWriter<byte>();
-        ClientEncoder.Write(writer, opcode, payload, fin);
-        return writer.WrittenSpan.ToArray();
-    }
-
-    /// <summary>A frame as a server sends it (not masked).</summary>
-    public static byte[] ServerFrame(WebSocketOpcode opcode, ReadOnlySpan<byte> payload, bool fin = true)
-    {
-        var writer = new ArrayBufferWriter<byte>();
-        ServerEncoder.Write(writer, opcode, payload, fin);
-        return writer.WrittenSpan.ToArray();
-    }
-
-    /// <summary>A masked frame with any first byte (RSV bits, reserved opcodes, fragmented control frames).</summary>
-    public static byte[] RawClientFrame(byte first, ReadOnlySpan<byte> payload)
-    {
-        byte[] frame = ClientFrame(WebSocketOpcode.Binary, payload);
-        frame[0] = first;
-        return frame;
-    }
-
-    public static byte[] Close(ushort status, string reason = "", bool masked = true)
-    {
-        byte[] payload = [(byte)(status >> 8), (byte)status, .. Encoding.UTF8.GetBytes(reason)];
-        return masked ? ClientFrame(WebSocketOpcode.Close, payload) : ServerFrame(WebSocketOpcode.Close, payload);
-    }
-
-    /// <summary>Decodes the frames in <paramref name="bytes"/> as the peer of <paramref name="writer"/> would (every
-    /// rule applied, UTF-8 included).</summary>
-    public static List<(WebSocketOpcode Opcode, bool Fin, byte[] Payload)> Frames(ReadOnlySpan<byte> bytes, WebSocketRole writer = WebSocketRole.Server)
-    {
-        var decoder = new FrameDecoder(writer == WebSocketRole.Server ? WebSocketRole.Client : WebSocketRole.Server);
-        byte[] copy = bytes.ToArray();
-        Span<byte> rest = copy;
-        var frames = new List<(WebSocketOpcode, bool, byte[])>();
-        while (!rest.IsEmpty)
-        {
-            OperationStatus status = decoder.ReadFrame(rest, out FrameHeader header, out Span<byte> payload, out _);
-            Assert.True(status == OperationStatus.Done, $"The output does not decode: {status} {decoder.Violation} after {frames.Count} frames.");
-            frames.Add((header.Opcode, header.Fin, payload.ToArray()));
-            rest = rest.Slice((int)header.FrameLength);
-        }
-
-        return frames;
-    }
-
-    /// <summary>The close status in a Close frame's payload.</summary>
-    public static int Status(byte[] closePayload) => closePayload.Length >= 2 ? (closePayload[0] << 8) | closePayload[1] : 1005;
 }

@@ -1,7 +1,6 @@
 using System.Buffers;
-using System.Text;
 
-namespace WebSocketCodec.Tests;
+namespace WebSocketCodec.Tests.Http1;
 
 public class Http1HandshakeTests
 {
@@ -11,13 +10,13 @@ public class Http1HandshakeTests
     {
         var output = new ArrayBufferWriter<byte>();
         write(output);
-        return Encoding.UTF8.GetString(output.WrittenSpan);
+        return System.Text.Encoding.UTF8.GetString(output.WrittenSpan);
     }
 
     private static HttpHead Parse(string text)
     {
-        Assert.Equal(OperationStatus.Done, HttpHeadParser.TryParse(Encoding.UTF8.GetBytes(text), out HttpHead? head, out int length, out _));
-        Assert.Equal(Encoding.UTF8.GetByteCount(text), length);
+        Assert.Equal(OperationStatus.Done, HttpHeadParser.TryParse(System.Text.Encoding.UTF8.GetBytes(text), out HttpHead? head, out int length, out _));
+        Assert.Equal(System.Text.Encoding.UTF8.GetByteCount(text), length);
         return head!;
     }
 
@@ -43,7 +42,7 @@ public class Http1HandshakeTests
         HttpHead head = Parse(text[..end]);
         Assert.Equal(status.ToString(System.Globalization.CultureInfo.InvariantCulture), head.Part2);
         Assert.Equal("close", head["Connection"]);
-        Assert.Equal(Encoding.UTF8.GetByteCount(text[end..]), int.Parse(head["Content-Length"]!, System.Globalization.CultureInfo.InvariantCulture));
+        Assert.Equal(System.Text.Encoding.UTF8.GetByteCount(text[end..]), int.Parse(head["Content-Length"]!, System.Globalization.CultureInfo.InvariantCulture));
         Assert.Equal(status == 426 ? "13" : null, head["Sec-WebSocket-Version"]);
         Assert.Equal(status == 405 ? "GET" : null, head["Allow"]);
     }

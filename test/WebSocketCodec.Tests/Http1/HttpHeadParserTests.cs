@@ -1,7 +1,6 @@
 using System.Buffers;
-using System.Text;
 
-namespace WebSocketCodec.Tests;
+namespace WebSocketCodec.Tests.Http1;
 
 public class HttpHeadParserTests
 {
@@ -12,7 +11,7 @@ public class HttpHeadParserTests
     [Fact]
     public void AValidHeadParsesWithFieldsInOrderAndFramesLeftBehind()
     {
-        byte[] bytes = [.. Encoding.ASCII.GetBytes(Valid), 0x81, 0x80];
+        byte[] bytes = [.. System.Text.Encoding.ASCII.GetBytes(Valid), 0x81, 0x80];
         Assert.Equal(OperationStatus.Done, HttpHeadParser.TryParse(bytes, out HttpHead? head, out int length, out _));
         Assert.Equal(Valid.Length, length);
         Assert.Equal(("GET", "/chat?x=1", "HTTP/1.1"), (head!.Part1, head.Part2, head.Part3));
@@ -28,7 +27,7 @@ public class HttpHeadParserTests
     [Fact]
     public void EveryStrictPrefixNeedsMoreData()
     {
-        byte[] bytes = Encoding.ASCII.GetBytes(Valid);
+        byte[] bytes = System.Text.Encoding.ASCII.GetBytes(Valid);
         for (int length = 0; length < bytes.Length; length++)
         {
             Assert.Equal(OperationStatus.NeedMoreData, HttpHeadParser.TryParse(bytes.AsSpan(0, length), out _, out _, out _));
@@ -52,7 +51,7 @@ public class HttpHeadParserTests
     [InlineData("GET /\t HTTP/1.1\r\n\r\n", HttpHeadError.BadStartLine)]
     public void MalformedHeadsAreRefusedWithTheirReason(string text, HttpHeadError expected)
     {
-        Assert.Equal(OperationStatus.InvalidData, HttpHeadParser.TryParse(Encoding.Latin1.GetBytes(text), out HttpHead? head, out _, out HttpHeadError error));
+        Assert.Equal(OperationStatus.InvalidData, HttpHeadParser.TryParse(System.Text.Encoding.Latin1.GetBytes(text), out HttpHead? head, out _, out HttpHeadError error));
         Assert.Equal(expected, error);
         Assert.Null(head);
         Assert.Equal(400, HandshakeFailure.From(error).StatusCode);
@@ -69,13 +68,13 @@ public class HttpHeadParserTests
     public void HeadsOverTheBoundAreTooLarge()
     {
         string filler = "GET / HTTP/1.1\r\nX: " + new string('a', 200);
-        byte[] incomplete = Encoding.ASCII.GetBytes(filler);
+        byte[] incomplete = System.Text.Encoding.ASCII.GetBytes(filler);
         Assert.Equal(OperationStatus.NeedMoreData, HttpHeadParser.TryParse(incomplete, out _, out _, out _, maxHeadLength: 256));
         Assert.Equal(OperationStatus.InvalidData, HttpHeadParser.TryParse(incomplete, out _, out _, out HttpHeadError error, maxHeadLength: 128));
         Assert.Equal(HttpHeadError.HeadTooLarge, error);
 
         // Complete, but the end lies beyond the bound.
-        byte[] complete = Encoding.ASCII.GetBytes(filler + "\r\n\r\n");
+        byte[] complete = System.Text.Encoding.ASCII.GetBytes(filler + "\r\n\r\n");
         Assert.Equal(OperationStatus.InvalidData, HttpHeadParser.TryParse(complete, out _, out _, out error, maxHeadLength: 128));
         Assert.Equal(HttpHeadError.HeadTooLarge, error);
         Assert.Equal(OperationStatus.Done, HttpHeadParser.TryParse(complete, out _, out _, out _, maxHeadLength: complete.Length));
@@ -86,7 +85,7 @@ public class HttpHeadParserTests
     public void TooManyFieldsAreRefused()
     {
         string head = "GET / HTTP/1.1\r\n" + string.Concat(Enumerable.Range(0, 5).Select(i => $"X-{i}: {i}\r\n")) + "\r\n";
-        byte[] bytes = Encoding.ASCII.GetBytes(head);
+        byte[] bytes = System.Text.Encoding.ASCII.GetBytes(head);
         Assert.Equal(OperationStatus.Done, HttpHeadParser.TryParse(bytes, out _, out _, out _, maxFields: 5));
         Assert.Equal(OperationStatus.InvalidData, HttpHeadParser.TryParse(bytes, out _, out _, out HttpHeadError error, maxFields: 4));
         Assert.Equal(HttpHeadError.TooManyFields, error);

@@ -1,6 +1,6 @@
 using System.Buffers;
 
-namespace WebSocketCodec.Tests;
+namespace WebSocketCodec.Tests.Http1;
 
 /// <summary>A client offers only subprotocols that are HTTP tokens, each once, as custom headers are checked.</summary>
 public class SubprotocolOfferTests

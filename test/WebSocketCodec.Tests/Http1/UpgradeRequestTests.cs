@@ -1,7 +1,7 @@
 using System.Buffers;
 using System.Text;
 
-namespace WebSocketCodec.Tests;
+namespace WebSocketCodec.Tests.Http1;
 
 public class UpgradeRequestTests
 {
@@ -9,7 +9,7 @@ public class UpgradeRequestTests
 
     private static HandshakeFailure Validate(string text, out WebSocketUpgradeRequest? request)
     {
-        Assert.Equal(OperationStatus.Done, HttpHeadParser.TryParse(Encoding.Latin1.GetBytes(text), out HttpHead? head, out _, out _));
+        Assert.Equal(OperationStatus.Done, HttpHeadParser.TryParse(System.Text.Encoding.Latin1.GetBytes(text), out HttpHead? head, out _, out _));
         return WebSocketUpgradeRequest.Validate(head!.Part1, head.Part3, head, out request);
     }
 

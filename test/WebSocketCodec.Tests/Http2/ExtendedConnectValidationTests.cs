@@ -1,5 +1,5 @@
 
-namespace WebSocketCodec.Tests;
+namespace WebSocketCodec.Tests.Http2;
 
 /// <summary>RFC 8441 section 4 and 5 rules of <see cref="WebSocketExtendedConnect.Validate"/>, each with its status.</summary>
 public class ExtendedConnectValidationTests

@@ -1,11 +1,11 @@
-namespace WebSocketCodec.Tests;
+namespace WebSocketCodec.Tests.Session;
 
 public class MessageAssemblerTests
 {
     [Fact]
     public void FragmentsAreJoinedAndTheBufferChangesHands()
     {
-        var pool = new CountingArrayPool();
+        var pool = new CountingPool();
         using var assembler = new MessageAssembler(pool);
         var expected = new List<byte>();
         assembler.Append(WebSocketOpcode.Text, "a"u8);
@@ -39,7 +39,7 @@ public class MessageAssemblerTests
     [Fact]
     public void DisposeReturnsTheBuffer()
     {
-        var pool = new CountingArrayPool();
+        var pool = new CountingPool();
         var assembler = new MessageAssembler(pool);
         assembler.Append(WebSocketOpcode.Binary, new byte[5000]);
         assembler.Reset();

@@ -1,10 +1,9 @@
 using System.Buffers;
-using System.Buffers.Binary;
 using Microsoft.Extensions.Time.Testing;
 
-using static WebSocketCodec.Tests.SessionWire;
+using static WebSocketCodec.Tests.Infrastructure.SessionWire;
 
-namespace WebSocketCodec.Tests;
+namespace WebSocketCodec.Tests.Session;
 
 /// <summary>Each limit of <see cref="WebSocketSessionOptions.Default"/> at work, with only the clock replaced: what a
 /// peer gets when it crosses it (the README's limits table).</summary>
@@ -29,8 +28,6 @@ public class SafeDefaultsTests
         return (new WebSocketSession(WebSocketRole.Server, WebSocketSessionOptions.Default with { TimeProvider = time }), time);
     }
 
-    private static int Status(byte[] closePayload) => BinaryPrimitives.ReadUInt16BigEndian(closePayload);
-
     [Fact]
     public void AQuietPeerGetsAPingAfter30SecondsAndIsGivenUp15SecondsLaterWithoutAPong()
     {
@@ -51,7 +48,7 @@ public class SafeDefaultsTests
             Assert.Equal(WebSocketSessionState.Closed, session.State);
             var close = Assert.Single(Written(session));
             Assert.Equal(WebSocketOpcode.Close, close.Opcode);
-            Assert.Equal(1001, Status(close.Payload));
+            Assert.Equal(1001, WireFrames.CloseStatusOf(close.Payload));
         }
     }
 
@@ -71,7 +68,7 @@ public class SafeDefaultsTests
                     Assert.Equal(WebSocketOpcode.Ping, opcode);
                     pings++;
                     var counter = new Counter();
-                    session.Receive(Frame(WebSocketOpcode.Pong, payload), ref counter, out _);
+                    session.Receive(WireFrames.Client(WebSocketOpcode.Pong, payload), ref counter, out _);
                 }
             }
 
@@ -102,33 +99,33 @@ public class SafeDefaultsTests
         var (session, _) = ServerWithDefaults();
         using (session)
         {
-            var input = new List<byte>(Frame(WebSocketOpcode.Binary, [1], fin: false));
-            byte[] middle = Frame(WebSocketOpcode.Continuation, [2], fin: false);
+            var input = new List<byte>(WireFrames.Client(WebSocketOpcode.Binary, [1], fin: false));
+            byte[] middle = WireFrames.Client(WebSocketOpcode.Continuation, [2], fin: false);
             for (int i = 2; i < 4096; i++)
             {
                 input.AddRange(middle);
             }
 
-            input.AddRange(Frame(WebSocketOpcode.Continuation, [3], fin: true));
+            input.AddRange(WireFrames.Client(WebSocketOpcode.Continuation, [3], fin: true));
             var counter = new Counter();
             Assert.Equal(OperationStatus.NeedMoreData, session.Receive(input.ToArray(), ref counter, out _));
             Assert.Equal((4096, 1), (counter.Frames, counter.FinalFrames));
 
             // The next message in one more fragment than the limit: refused at the 4097th header, before its payload.
             input.Clear();
-            input.AddRange(Frame(WebSocketOpcode.Binary, [1], fin: false));
+            input.AddRange(WireFrames.Client(WebSocketOpcode.Binary, [1], fin: false));
             for (int i = 1; i < 4096; i++)
             {
                 input.AddRange(middle);
             }
 
-            input.AddRange(Frame(WebSocketOpcode.Continuation, [3], fin: true));
+            input.AddRange(WireFrames.Client(WebSocketOpcode.Continuation, [3], fin: true));
             counter = new Counter();
             session.Receive(input.ToArray(), ref counter, out _);
             Assert.Equal((4096, 0), (counter.Frames, counter.FinalFrames));
             Assert.Equal(ProtocolViolation.TooManyFragments, session.Violation);
             var close = Assert.Single(Written(session), f => f.Opcode == WebSocketOpcode.Close);
-            Assert.Equal(1008, Status(close.Payload));
+            Assert.Equal(1008, WireFrames.CloseStatusOf(close.Payload));
         }
     }
 
@@ -138,11 +135,11 @@ public class SafeDefaultsTests
         var (session, _) = ServerWithDefaults();
         using (session)
         {
-            var input = new List<byte>(Frame(WebSocketOpcode.Text, "a"u8, fin: false));
+            var input = new List<byte>(WireFrames.Client(WebSocketOpcode.Text, "a"u8, fin: false));
             for (int i = 1; i < 4096; i++)
             {
-                input.AddRange(Frame(WebSocketOpcode.Pong, []));
-                input.AddRange(Frame(WebSocketOpcode.Continuation, "b"u8, fin: i == 4095));
+                input.AddRange(WireFrames.Client(WebSocketOpcode.Pong, []));
+                input.AddRange(WireFrames.Client(WebSocketOpcode.Continuation, "b"u8, fin: i == 4095));
             }
 
             var counter = new Counter();
@@ -162,7 +159,7 @@ public class SafeDefaultsTests
             var counter = new Counter();
             session.Receive(header, ref counter, out _);
             Assert.Equal(ProtocolViolation.FrameTooBig, session.Violation);
-            Assert.Equal(1009, Status(Assert.Single(Written(session)).Payload));
+            Assert.Equal(1009, WireFrames.CloseStatusOf(Assert.Single(Written(session)).Payload));
         }
     }
 
@@ -174,14 +171,14 @@ public class SafeDefaultsTests
         {
             byte[] eightMiB = new byte[8 * 1024 * 1024];
             byte[] input = [
-                .. Frame(WebSocketOpcode.Binary, eightMiB, fin: false),
-                .. Frame(WebSocketOpcode.Continuation, eightMiB, fin: false),
-                .. Frame(WebSocketOpcode.Continuation, [1], fin: true)];
+                .. WireFrames.Client(WebSocketOpcode.Binary, eightMiB, fin: false),
+                .. WireFrames.Client(WebSocketOpcode.Continuation, eightMiB, fin: false),
+                .. WireFrames.Client(WebSocketOpcode.Continuation, [1], fin: true)];
             var counter = new Counter();
             session.Receive(input, ref counter, out _);
             Assert.Equal(2, counter.Frames);
             Assert.Equal(ProtocolViolation.MessageTooBig, session.Violation);
-            Assert.Equal(1009, Status(Assert.Single(Written(session)).Payload));
+            Assert.Equal(1009, WireFrames.CloseStatusOf(Assert.Single(Written(session)).Payload));
         }
     }
 
@@ -195,7 +192,7 @@ public class SafeDefaultsTests
         var input = new List<byte>();
         for (int i = 0; i < fragments; i++)
         {
-            input.AddRange(Frame(i == 0 ? WebSocketOpcode.Binary : WebSocketOpcode.Continuation, [7], fin: i == fragments - 1));
+            input.AddRange(WireFrames.Client(i == 0 ? WebSocketOpcode.Binary : WebSocketOpcode.Continuation, [7], fin: i == fragments - 1));
         }
 
         var counter = new Counter();
@@ -220,7 +217,7 @@ public class SafeDefaultsTests
         {
             Assert.True(session.StartClose((CloseStatus)1008, "slow consumer"));
             Written(session);
-            byte[] frame = Frame(WebSocketOpcode.Binary, new byte[64 * 1024]);
+            byte[] frame = WireFrames.Client(WebSocketOpcode.Binary, new byte[64 * 1024]);
             int sent = 0;
             const int Bound = (16 + 1) * 1024 * 1024;
             while (session.State == WebSocketSessionState.CloseSent && sent < 2 * Bound)
@@ -245,7 +242,7 @@ public class SafeDefaultsTests
         {
             Assert.True(session.StartClose());
             var counter = new Counter();
-            session.Receive([.. Frame(WebSocketOpcode.Binary, new byte[100_000]), .. Frame(WebSocketOpcode.Close, [0x03, 0xE8])], ref counter, out _);
+            session.Receive([.. WireFrames.Client(WebSocketOpcode.Binary, new byte[100_000]), .. WireFrames.Client(WebSocketOpcode.Close, [0x03, 0xE8])], ref counter, out _);
             Assert.Equal(WebSocketSessionState.Closed, session.State);
             Assert.Null(session.Timeout);
             Assert.Equal((CloseStatus)1000, session.ReceivedCloseStatus);
@@ -277,13 +274,13 @@ public class SafeDefaultsTests
     [Fact]
     public void AFrameTrickledBelow240BytesASecondGets1008AfterTheGracePeriod()
     {
-        var pool = new CountingArrayPool();
+        var pool = new CountingPool();
         var time = new FakeTimeProvider();
         using var session = new WebSocketSession(WebSocketRole.Server, WebSocketSessionOptions.Default with { TimeProvider = time, Pool = pool });
         var (seconds, written) = Trickle(session, time, bytesPerSecond: 100, seconds: 60);
         Assert.Equal(6, seconds); // the first check after the 5 s grace: 601 bytes in 6 s
         Assert.Equal(ProtocolViolation.FrameTooSlow, session.Violation);
-        Assert.Equal(1008, Status(Assert.Single(written).Payload));
+        Assert.Equal(1008, WireFrames.CloseStatusOf(Assert.Single(written).Payload));
         Assert.Equal(0, pool.Outstanding); // the gathered bytes went back to the pool
     }
 
@@ -315,11 +312,11 @@ public class SafeDefaultsTests
     [InlineData(50_000)]
     public void AFrameInPiecesHoldsAtMostTwiceItsBytesPlus4KiBAndArrivesWhole(int piece)
     {
-        var pool = new CountingArrayPool();
+        var pool = new CountingPool();
         using var session = new WebSocketSession(WebSocketRole.Server, WebSocketSessionOptions.Default with { Pool = pool, MinFrameDataRate = 0 });
         byte[] payload = new byte[300_000];
         new Random(piece).NextBytes(payload);
-        byte[] frame = Frame(WebSocketOpcode.Binary, payload);
+        byte[] frame = WireFrames.Client(WebSocketOpcode.Binary, payload);
         var frames = new List<byte[]>();
         var recorder = new Recorder(frames);
         int offset = 0;
@@ -331,7 +328,7 @@ public class SafeDefaultsTests
             if (frames.Count == 0)
             {
                 long received = offset;
-                Assert.True(pool.OutstandingBytes <= (2 * received) + 4096, $"{pool.OutstandingBytes} B held for {received} B received");
+                Assert.True(pool.HeldBytes <= (2 * received) + 4096, $"{pool.HeldBytes} B held for {received} B received");
             }
         }
 

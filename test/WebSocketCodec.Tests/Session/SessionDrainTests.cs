@@ -1,37 +1,16 @@
 using System.Buffers;
-using System.Text;
 
-using static WebSocketCodec.Tests.SessionWire;
+using static WebSocketCodec.Tests.Infrastructure.SessionWire;
 
-namespace WebSocketCodec.Tests;
+namespace WebSocketCodec.Tests.Session;
 
 /// <summary>The frame-aligned drain after a violation, split headers carried by the session, memory that follows the
 /// bytes received, and Pongs collapsed.</summary>
 public class SessionDrainTests
 {
-    private static byte[] Close(ushort status, string reason = "") =>
-        Frame(WebSocketOpcode.Close, [(byte)(status >> 8), (byte)status, .. Encoding.UTF8.GetBytes(reason)]);
-
-    /// <summary>A masked frame with any first byte and payload (reserved opcodes, RSV bits, bad close payloads).</summary>
-    private static byte[] RawFrame(byte first, byte[] payload)
-    {
-        byte[] key = [1, 2, 3, 4];
-        var bytes = new List<byte> { first };
-        if (payload.Length < 126)
-        {
-            bytes.Add((byte)(0x80 | payload.Length));
-        }
-        else
-        {
-            bytes.Add(0x80 | 126);
-            bytes.Add((byte)(payload.Length >> 8));
-            bytes.Add((byte)payload.Length);
-        }
-
-        bytes.AddRange(key);
-        bytes.AddRange(payload.Select((b, i) => (byte)(b ^ key[i % 4])));
-        return [.. bytes];
-    }
+    /// <summary>A masked frame with any first byte and payload (reserved opcodes, RSV bits, bad close payloads), masked
+    /// with the key 01 02 03 04.</summary>
+    private static byte[] RawFrame(byte first, byte[] payload) => WireFrames.Frame(first, payload, maskKey: 0x04030201);
 
     private struct Recorder(List<(WebSocketOpcode Opcode, byte[] Payload)> frames) : IFrameHandler
     {
@@ -66,20 +45,18 @@ public class SessionDrainTests
         return statuses;
     }
 
-    private static ushort StatusOf(byte[] closePayload) => (ushort)((closePayload[0] << 8) | closePayload[1]);
-
     public static TheoryData<string, byte[], ushort> ViolationsFollowedByTheirClose()
     {
-        byte[] data = Frame(WebSocketOpcode.Binary, new byte[300]);
+        byte[] data = WireFrames.Client(WebSocketOpcode.Binary, new byte[300]);
         return new TheoryData<string, byte[], ushort>
         {
             // The peer kept writing after the violation, then answered our Close.
-            { "reserved opcode", [.. RawFrame(0x83, new byte[10]), .. data, .. Frame(WebSocketOpcode.Text, "x"u8), .. Close(1002)], 1002 },
-            { "rsv bit", [.. RawFrame(0xC2, new byte[200]), .. data, .. Close(1002)], 1002 },
-            { "bad utf-8 in a fragment", [.. Frame(WebSocketOpcode.Text, "ok"u8, fin: false), .. Frame(WebSocketOpcode.Continuation, [0xC0, 0x80, 0x41], fin: false), .. Frame(WebSocketOpcode.Continuation, new byte[130]), .. Close(1007)], 1007 },
-            { "continuation outside a message", [.. Frame(WebSocketOpcode.Continuation, new byte[5]), .. data, .. Close(1002)], 1002 },
-            { "ping too long", [.. RawFrame(0x89, new byte[126]), .. Frame(WebSocketOpcode.Ping, "p"u8), .. Close(1002)], 1002 },
-            { "fragmented ping", [.. RawFrame(0x09, new byte[3]), .. data, .. Close(1002)], 1002 },
+            { "reserved opcode", [.. RawFrame(0x83, new byte[10]), .. data, .. WireFrames.Client(WebSocketOpcode.Text, "x"u8), .. WireFrames.ClientClose(1002)], 1002 },
+            { "rsv bit", [.. RawFrame(0xC2, new byte[200]), .. data, .. WireFrames.ClientClose(1002)], 1002 },
+            { "bad utf-8 in a fragment", [.. WireFrames.Client(WebSocketOpcode.Text, "ok"u8, fin: false), .. WireFrames.Client(WebSocketOpcode.Continuation, [0xC0, 0x80, 0x41], fin: false), .. WireFrames.Client(WebSocketOpcode.Continuation, new byte[130]), .. WireFrames.ClientClose(1007)], 1007 },
+            { "continuation outside a message", [.. WireFrames.Client(WebSocketOpcode.Continuation, new byte[5]), .. data, .. WireFrames.ClientClose(1002)], 1002 },
+            { "ping too long", [.. RawFrame(0x89, new byte[126]), .. WireFrames.Client(WebSocketOpcode.Ping, "p"u8), .. WireFrames.ClientClose(1002)], 1002 },
+            { "fragmented ping", [.. RawFrame(0x09, new byte[3]), .. data, .. WireFrames.ClientClose(1002)], 1002 },
         };
     }
 
@@ -90,7 +67,7 @@ public class SessionDrainTests
         Assert.NotNull(name);
         for (int cut = 0; cut <= input.Length; cut++)
         {
-            var pool = new CountingArrayPool();
+            var pool = new CountingPool();
             using var session = new WebSocketSession(WebSocketRole.Server, new WebSocketSessionOptions { Pool = pool });
             List<OperationStatus> statuses = FeedSplit(session, input, [cut], []);
 
@@ -100,15 +77,15 @@ public class SessionDrainTests
             Assert.Equal((CloseStatus)sent, session.SentCloseStatus);
             Assert.Equal((CloseStatus)sent, session.ReceivedCloseStatus); // read from the peer's (masked) Close while draining
             var close = Assert.Single(Written(session), f => f.Opcode == WebSocketOpcode.Close);
-            Assert.Equal(sent, StatusOf(close.Payload));
+            Assert.Equal(sent, WireFrames.CloseStatusOf(close.Payload));
             Assert.Equal(0, pool.Outstanding);
         }
     }
 
     public static TheoryData<string, byte[], ushort> InvalidCloses() => new()
     {
-        { "close code 999", Close(999), 1002 },
-        { "close code 1005 on the wire", Close(1005), 1002 },
+        { "close code 999", WireFrames.ClientClose(999), 1002 },
+        { "close code 1005 on the wire", WireFrames.ClientClose(1005), 1002 },
         { "one-byte close", RawFrame(0x88, [3]), 1002 },
         { "close of 126 bytes", RawFrame(0x88, [3, 232, .. new byte[124]]), 1002 },
         { "fragmented close", RawFrame(0x08, [3, 232]), 1002 },
@@ -121,7 +98,7 @@ public class SessionDrainTests
     public void AnInvalidCloseCompletesTheExchangeAtOnce(string name, byte[] close, ushort sent)
     {
         Assert.NotNull(name);
-        byte[] input = [.. Frame(WebSocketOpcode.Text, "before"u8), .. close, .. Frame(WebSocketOpcode.Text, "never"u8)];
+        byte[] input = [.. WireFrames.Client(WebSocketOpcode.Text, "before"u8), .. close, .. WireFrames.Client(WebSocketOpcode.Text, "never"u8)];
         for (int cut = 0; cut <= input.Length; cut++)
         {
             using var session = new WebSocketSession(WebSocketRole.Server);
@@ -131,8 +108,8 @@ public class SessionDrainTests
             Assert.Contains(OperationStatus.InvalidData, statuses);
             Assert.Equal(WebSocketSessionState.Closed, session.State); // no wait for another Close
             Assert.Equal((CloseStatus)sent, session.SentCloseStatus);
-            Assert.Equal("before", Encoding.UTF8.GetString(Assert.Single(frames).Item2));
-            Assert.Equal(sent, StatusOf(Assert.Single(Written(session)).Payload));
+            Assert.Equal("before", System.Text.Encoding.UTF8.GetString(Assert.Single(frames).Item2));
+            Assert.Equal(sent, WireFrames.CloseStatusOf(Assert.Single(Written(session)).Payload));
         }
     }
 
@@ -142,7 +119,7 @@ public class SessionDrainTests
         using var session = new WebSocketSession(WebSocketRole.Server, new WebSocketSessionOptions { MaxDrainBytes = 10_000 });
         FeedSplit(session, RawFrame(0x83, []), [], []);
         Assert.True(session.IsDraining);
-        byte[] data = Frame(WebSocketOpcode.Binary, new byte[1000]);
+        byte[] data = WireFrames.Client(WebSocketOpcode.Binary, new byte[1000]);
         for (int i = 0; i < 9; i++)
         {
             FeedSplit(session, data, [], []);
@@ -180,9 +157,9 @@ public class SessionDrainTests
         using var session = new WebSocketSession(WebSocketRole.Server);
         FeedSplit(session, [0x89, 0xFE, 0x00, 0x7E, 1, 2, 3, 4], [], []);
         Assert.True(session.IsDraining);
-        FeedSplit(session, Frame(WebSocketOpcode.Binary, [1, 2, 3]), [], []); // not a Close: skipped as payload
+        FeedSplit(session, WireFrames.Client(WebSocketOpcode.Binary, [1, 2, 3]), [], []); // not a Close: skipped as payload
         Assert.Equal(WebSocketSessionState.CloseSent, session.State);
-        FeedSplit(session, Close(1002), [], []);
+        FeedSplit(session, WireFrames.ClientClose(1002), [], []);
         Assert.Equal(WebSocketSessionState.Closed, session.State);
         Assert.Equal((CloseStatus)1002, session.ReceivedCloseStatus);
     }
@@ -191,8 +168,8 @@ public class SessionDrainTests
     public void AFailedHandlerClosesWith1011AndDrainsFromTheFrameAfterIt()
     {
         using var session = new WebSocketSession(WebSocketRole.Server);
-        byte[] first = Frame(WebSocketOpcode.Text, "boom"u8);
-        byte[] input = [.. first, .. Frame(WebSocketOpcode.Binary, new byte[200]), .. Close(1011)];
+        byte[] first = WireFrames.Client(WebSocketOpcode.Text, "boom"u8);
+        byte[] input = [.. first, .. WireFrames.Client(WebSocketOpcode.Binary, new byte[200]), .. WireFrames.ClientClose(1011)];
         var thrower = new Thrower();
         Assert.Throws<InvalidOperationException>(() => session.Receive(input, ref thrower, out _));
 
@@ -216,16 +193,16 @@ public class SessionDrainTests
     [Fact]
     public void MemoryFollowsTheBytesReceivedNotTheLengthAnnounced()
     {
-        var pool = new CountingArrayPool();
+        var pool = new CountingPool();
         using var session = new WebSocketSession(WebSocketRole.Server, new WebSocketSessionOptions { Pool = pool });
         byte[] payload = new byte[3 * 1024 * 1024 + 5];
         new Random(7).NextBytes(payload);
-        byte[] frame = Frame(WebSocketOpcode.Binary, payload);
+        byte[] frame = WireFrames.Client(WebSocketOpcode.Binary, payload);
         var frames = new List<(WebSocketOpcode, byte[])>();
 
         var recorder = new Recorder(frames);
         session.Receive(frame.AsSpan(0, 14 + 1000), ref recorder, out _);
-        Assert.True(pool.OutstandingBytes <= 1000 + 64 * 1024, $"{pool.OutstandingBytes} B held for 1000 B received");
+        Assert.True(pool.HeldBytes <= 1000 + 64 * 1024, $"{pool.HeldBytes} B held for 1000 B received");
 
         for (int offset = 14 + 1000; offset < frame.Length; offset += 100_000)
         {
@@ -234,7 +211,7 @@ public class SessionDrainTests
             session.Receive(frame.AsSpan(offset, length), ref recorder, out _);
             if (frames.Count == 0)
             {
-                Assert.True(pool.OutstandingBytes <= receivedBefore + length + 64 * 1024);
+                Assert.True(pool.HeldBytes <= receivedBefore + length + 64 * 1024);
             }
         }
 
@@ -249,13 +226,13 @@ public class SessionDrainTests
         var input = new List<byte>();
         for (int i = 0; i < 100; i++)
         {
-            input.AddRange(Frame(WebSocketOpcode.Ping, [(byte)i]));
+            input.AddRange(WireFrames.Client(WebSocketOpcode.Ping, [(byte)i]));
         }
 
-        input.AddRange(Frame(WebSocketOpcode.Text, "data"u8));
-        input.AddRange(Frame(WebSocketOpcode.Ping, "a"u8));
-        input.AddRange(Frame(WebSocketOpcode.Ping, "b"u8));
-        input.AddRange(Close(1000));
+        input.AddRange(WireFrames.Client(WebSocketOpcode.Text, "data"u8));
+        input.AddRange(WireFrames.Client(WebSocketOpcode.Ping, "a"u8));
+        input.AddRange(WireFrames.Client(WebSocketOpcode.Ping, "b"u8));
+        input.AddRange(WireFrames.ClientClose(1000));
         FeedSplit(session, [.. input], [], []);
 
         Assert.Equal(

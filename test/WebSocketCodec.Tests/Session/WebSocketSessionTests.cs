@@ -1,15 +1,14 @@
 using System.Buffers;
-using System.Text;
 using Microsoft.Extensions.Time.Testing;
 
-using static WebSocketCodec.Tests.SessionWire;
+using static WebSocketCodec.Tests.Infrastructure.SessionWire;
 
-namespace WebSocketCodec.Tests;
+namespace WebSocketCodec.Tests.Session;
 
 public class WebSocketSessionTests
 {
     private static byte[] Close(ushort status, string reason = "") =>
-        Frame(WebSocketOpcode.Close, [(byte)(status >> 8), (byte)status, .. Encoding.UTF8.GetBytes(reason)]);
+        WireFrames.Client(WebSocketOpcode.Close, [(byte)(status >> 8), (byte)status, .. System.Text.Encoding.UTF8.GetBytes(reason)]);
 
     private struct Recorder(List<(WebSocketOpcode, bool, byte[])> frames) : IFrameHandler
     {
@@ -32,19 +31,19 @@ public class WebSocketSessionTests
     {
         using var session = new WebSocketSession(WebSocketRole.Server);
         var frames = new List<(WebSocketOpcode, bool, byte[])>();
-        byte[] input = [.. Frame(WebSocketOpcode.Text, "hi"u8), .. Frame(WebSocketOpcode.Ping, "p1"u8), .. Close(1000, "bye"), .. Frame(WebSocketOpcode.Text, "late"u8)];
+        byte[] input = [.. WireFrames.Client(WebSocketOpcode.Text, "hi"u8), .. WireFrames.Client(WebSocketOpcode.Ping, "p1"u8), .. Close(1000, "bye"), .. WireFrames.Client(WebSocketOpcode.Text, "late"u8)];
 
         var (status, consumed) = Feed(session, input, frames);
 
         Assert.Equal(OperationStatus.Done, status);
-        Assert.Equal(input.Length - Frame(WebSocketOpcode.Text, "late"u8).Length, consumed); // nothing after the Close
+        Assert.Equal(input.Length - WireFrames.Client(WebSocketOpcode.Text, "late"u8).Length, consumed); // nothing after the Close
         Assert.Equal([WebSocketOpcode.Text, WebSocketOpcode.Ping, WebSocketOpcode.Close], frames.Select(f => f.Item1));
         Assert.Equal([(WebSocketOpcode.Pong, "7031"), (WebSocketOpcode.Close, "03E8")], Written(session).Select(f => (f.Opcode, Convert.ToHexString(f.Payload))));
         Assert.Equal(WebSocketSessionState.Closed, session.State);
         Assert.Equal((CloseStatus)1000, session.ReceivedCloseStatus);
         Assert.Equal("bye", session.ReceivedCloseReason);
         Assert.Equal((CloseStatus)1000, session.SentCloseStatus);
-        Assert.Equal(OperationStatus.Done, Feed(session, Frame(WebSocketOpcode.Text, "x"u8), frames).Status);
+        Assert.Equal(OperationStatus.Done, Feed(session, WireFrames.Client(WebSocketOpcode.Text, "x"u8), frames).Status);
         Assert.Equal(3, frames.Count);
     }
 
@@ -52,7 +51,7 @@ public class WebSocketSessionTests
     public void AnEmptyCloseIsAnsweredWithAnEmptyClose()
     {
         using var session = new WebSocketSession(WebSocketRole.Server);
-        Feed(session, Frame(WebSocketOpcode.Close, []), []);
+        Feed(session, WireFrames.Client(WebSocketOpcode.Close, []), []);
         Assert.Equal((CloseStatus)1005, session.ReceivedCloseStatus);
         Assert.Equal([(WebSocketOpcode.Close, "")], Written(session).Select(f => (f.Opcode, Convert.ToHexString(f.Payload))));
     }
@@ -67,7 +66,7 @@ public class WebSocketSessionTests
         Assert.Equal([(WebSocketOpcode.Close, "0FA078")], Written(session).Select(f => (f.Opcode, Convert.ToHexString(f.Payload))));
 
         var frames = new List<(WebSocketOpcode, bool, byte[])>();
-        Feed(session, [.. Frame(WebSocketOpcode.Binary, [1]), .. Frame(WebSocketOpcode.Ping, "p"u8), .. Close(4000)], frames);
+        Feed(session, [.. WireFrames.Client(WebSocketOpcode.Binary, [1]), .. WireFrames.Client(WebSocketOpcode.Ping, "p"u8), .. Close(4000)], frames);
         Assert.Equal(WebSocketOpcode.Binary, frames[0].Item1); // still delivered
         // The Ping is still answered (RFC 6455 §5.5.2), and there is no second Close.
         Assert.Equal([(WebSocketOpcode.Pong, "70")], Written(session).Select(f => (f.Opcode, Convert.ToHexString(f.Payload))));
@@ -85,7 +84,7 @@ public class WebSocketSessionTests
         Assert.Equal(OperationStatus.InvalidData, Feed(session, input, []).Status);
         Assert.Equal(violation, session.Violation);
         var close = Assert.Single(Written(session));
-        Assert.Equal(status, (close.Payload[0] << 8) | close.Payload[1]);
+        Assert.Equal(status, WireFrames.CloseStatusOf(close.Payload));
         Assert.Equal(WebSocketSessionState.CloseSent, session.State); // draining until the peer's Close
         Assert.True(session.IsDraining);
         Assert.Equal(OperationStatus.NeedMoreData, Feed(session, input, []).Status); // skipped, nothing more written
@@ -111,11 +110,11 @@ public class WebSocketSessionTests
     {
         byte[] payload = new byte[length];
         new Random(length).NextBytes(payload);
-        byte[] frame = Frame(WebSocketOpcode.Binary, payload);
+        byte[] frame = WireFrames.Client(WebSocketOpcode.Binary, payload);
         int step = length > 1000 ? 997 : 1;
         for (int cut = 0; cut <= frame.Length; cut += step)
         {
-            var pool = new CountingArrayPool();
+            var pool = new CountingPool();
             using var session = new WebSocketSession(WebSocketRole.Server, new WebSocketSessionOptions { Pool = pool });
             var frames = new List<(WebSocketOpcode, bool, byte[])>();
             var (status, consumed) = Feed(session, frame[..cut], frames);
@@ -131,9 +130,9 @@ public class WebSocketSessionTests
     [Fact]
     public void DisposingMidFrameReturnsTheBuffer()
     {
-        var pool = new CountingArrayPool();
+        var pool = new CountingPool();
         var session = new WebSocketSession(WebSocketRole.Server, new WebSocketSessionOptions { Pool = pool });
-        byte[] frame = Frame(WebSocketOpcode.Binary, new byte[1000]);
+        byte[] frame = WireFrames.Client(WebSocketOpcode.Binary, new byte[1000]);
         Feed(session, frame[..500], []);
         Assert.Equal(1, pool.Outstanding);
         session.Dispose();
@@ -158,10 +157,10 @@ public class WebSocketSessionTests
         Assert.Equal(TimeSpan.FromSeconds(5), session.NextTimerDue);
 
         // An unrelated Pong does not count; the right one does.
-        Feed(session, Frame(WebSocketOpcode.Pong, "other"u8), []);
+        Feed(session, WireFrames.Client(WebSocketOpcode.Pong, "other"u8), []);
         time.Advance(TimeSpan.FromSeconds(4));
         Assert.Equal(SessionTimerResult.None, session.OnTimer());
-        Feed(session, Frame(WebSocketOpcode.Pong, ping.Payload), []);
+        Feed(session, WireFrames.Client(WebSocketOpcode.Pong, ping.Payload), []);
         time.Advance(TimeSpan.FromSeconds(2));
         Assert.Equal(SessionTimerResult.None, session.OnTimer());
 
@@ -184,7 +183,7 @@ public class WebSocketSessionTests
             TimeProvider = time, IdleTimeout = TimeSpan.FromSeconds(30), CloseTimeout = TimeSpan.FromSeconds(3),
         });
         time.Advance(TimeSpan.FromSeconds(20));
-        Feed(session, Frame(WebSocketOpcode.Binary, [1]), []); // activity restarts the idle clock
+        Feed(session, WireFrames.Client(WebSocketOpcode.Binary, [1]), []); // activity restarts the idle clock
         Assert.Equal(TimeSpan.FromSeconds(30), session.NextTimerDue);
         time.Advance(TimeSpan.FromSeconds(29));
         Assert.Equal(SessionTimerResult.None, session.OnTimer());
@@ -192,7 +191,7 @@ public class WebSocketSessionTests
         Assert.Equal(SessionTimerResult.IdleTimeout, session.OnTimer());
         Assert.Equal(WebSocketSessionState.CloseSent, session.State);
         byte[] idleClose = Assert.Single(Written(session)).Payload;
-        Assert.Equal(1001, (idleClose[0] << 8) | idleClose[1]);
+        Assert.Equal(1001, WireFrames.CloseStatusOf(idleClose));
         Assert.Equal(TimeSpan.FromSeconds(3), session.NextTimerDue);
         time.Advance(TimeSpan.FromSeconds(3));
         Assert.Equal(SessionTimerResult.CloseTimeout, session.OnTimer());
@@ -205,7 +204,7 @@ public class WebSocketSessionTests
     {
         var output = new ArrayBufferWriter<byte>();
         using var session = new WebSocketSession(WebSocketRole.Server) { Output = output };
-        Feed(session, Frame(WebSocketOpcode.Ping, "x"u8), []);
+        Feed(session, WireFrames.Client(WebSocketOpcode.Ping, "x"u8), []);
         Assert.False(session.HasPendingOutput);
         Assert.Equal(new byte[] { 0x8A, 0x01, (byte)'x' }, output.WrittenSpan.ToArray());
     }

@@ -1,0 +1,70 @@
+using WebSocketCodec.PerfTest;
+
+namespace WebSocketCodec.Bench.Tests.PerfTest;
+
+/// <summary>The perf tool's smoke mode inside <c>dotnet test</c>: every variant's server starts in its own process,
+/// takes the pipelined load, echoes every frame with its length, and reports. No timing is asserted.</summary>
+public sealed class PerfToolSmokeTests
+{
+    public static TheoryData<string, bool, bool> Cases()
+    {
+        var cases = new TheoryData<string, bool, bool>();
+        foreach (string variant in Variants.All)
+        {
+            cases.Add(variant, false, false);
+        }
+
+        cases.Add(Variants.Ours, true, false);
+        cases.Add(Variants.AspNetCore, true, false);
+        foreach (string variant in Variants.OverHttp2)
+        {
+            cases.Add(variant, false, true);
+        }
+
+        cases.Add(Variants.OursEndpointMessages, true, true);
+        return cases;
+    }
+
+    [Theory]
+    [MemberData(nameof(Cases))]
+    public async Task EveryVariantRunsAndReports(string variant, bool tls, bool http2)
+    {
+        var options = new PerfOptions
+        {
+            Payload = 125,
+            Window = 16,
+            Tls = tls,
+            Http2 = http2,
+            Warmup = TimeSpan.FromSeconds(0.2),
+            Duration = TimeSpan.FromSeconds(0.5),
+            Pin = false,
+        };
+        PerfResult result = await PerfRunner.RunVariantAsync(variant, options, RawHttp.Timeout(60));
+        Assert.StartsWith(http2 && variant == Variants.RawUpgrade ? "raw-h2" : variant, result.Variant, StringComparison.Ordinal);
+        Assert.True(result.Messages > 0, result.ToString());
+        Assert.True(result.P50Microseconds > 0 && result.P99Microseconds >= result.P50Microseconds, result.ToString());
+        Assert.Matches(@"msgs/s=\d+ p50us=\d+ p99us=\d+$", result.ToString());
+    }
+
+    [Theory]
+    [InlineData(Variants.Ours, false)]
+    [InlineData(Variants.AspNetCore, false)]
+    [InlineData(Variants.OursEndpointMessages, true)]
+    public async Task ClientWebSocketDrivesTheWebsocketVariants(string variant, bool http2)
+    {
+        var options = new PerfOptions
+        {
+            Payload = 64,
+            Window = 16,
+            Http2 = http2,
+            Client = LoadClients.ClientWebSocket,
+            Warmup = TimeSpan.FromSeconds(0.2),
+            Duration = TimeSpan.FromSeconds(0.5),
+            Pin = false,
+        };
+        PerfResult result = await PerfRunner.RunVariantAsync(variant, options, RawHttp.Timeout(60));
+        Assert.Equal(LoadClients.ClientWebSocket, result.Client);
+        Assert.True(result.Messages > 0, result.ToString());
+        Assert.Matches(@"client=clientwebsocket .*msgs/s=\d+ p50us=\d+ p99us=\d+$", result.ToString());
+    }
+}

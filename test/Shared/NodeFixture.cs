@@ -1,0 +1,92 @@
+using System.Diagnostics;
+
+namespace WebSocketCodec.Testing;
+
+/// <summary>
+/// node's <c>ws</c> package, installed once with <c>npm ci</c> from the committed lock file in <c>node/</c>. When node
+/// is not installed, <see cref="SkipReason"/> says so; when npm fails, the tests fail with its output.
+/// </summary>
+public sealed class NodeFixture : IAsyncLifetime
+{
+    public string Directory { get; } = Path.Combine(AppContext.BaseDirectory, "node");
+
+    public string? SkipReason { get; private set; }
+
+    public async Task InitializeAsync()
+    {
+        if (Which("node") is null || Which("npm") is null)
+        {
+            SkipReason = "node and npm are not on PATH: the node ws interop tests did not run.";
+            return;
+        }
+
+        if (File.Exists(Path.Combine(Directory, "node_modules", "ws", "package.json")))
+        {
+            return;
+        }
+
+        var (exit, output) = await RunAsync("npm", "ci --no-audit --no-fund", TimeSpan.FromMinutes(3));
+        if (exit != 0)
+        {
+            throw new InvalidOperationException($"npm ci failed ({exit}):\n{output}");
+        }
+    }
+
+    public Task DisposeAsync() => Task.CompletedTask;
+
+    /// <summary>Runs a program in the node folder; returns its exit code and output.</summary>
+    public Task<(int Exit, string Output)> RunAsync(string file, string arguments, TimeSpan timeout) =>
+        RunAsync(file, arguments, Directory, timeout);
+
+    /// <summary>Runs a program in <paramref name="directory"/>; returns its exit code and output (killed, with its
+    /// children, after <paramref name="timeout"/>).</summary>
+    public static async Task<(int Exit, string Output)> RunAsync(string file, string arguments, string directory, TimeSpan timeout)
+    {
+        var start = new ProcessStartInfo(file, arguments)
+        {
+            WorkingDirectory = directory,
+            RedirectStandardOutput = true,
+            RedirectStandardError = true,
+        };
+        using Process process = Process.Start(start)!;
+        Task<string> output = process.StandardOutput.ReadToEndAsync();
+        Task<string> error = process.StandardError.ReadToEndAsync();
+        try
+        {
+            await process.WaitForExitAsync().WaitAsync(timeout);
+        }
+        catch (TimeoutException)
+        {
+            process.Kill(entireProcessTree: true);
+            throw;
+        }
+
+        return (process.ExitCode, await output + await error);
+    }
+
+    /// <summary>Starts the ws echo server and returns it with its port; dispose to stop it.</summary>
+    public async Task<(Process Server, int Port)> StartEchoServerAsync()
+    {
+        var start = new ProcessStartInfo("node", "echo-server.mjs")
+        {
+            WorkingDirectory = Directory,
+            RedirectStandardOutput = true,
+            RedirectStandardInput = true,
+            RedirectStandardError = true,
+        };
+        Process process = Process.Start(start)!;
+        string? line = await process.StandardOutput.ReadLineAsync().WaitAsync(TimeSpan.FromSeconds(20));
+        if (line is null || !line.StartsWith("port ", StringComparison.Ordinal))
+        {
+            process.Kill(entireProcessTree: true);
+            throw new InvalidOperationException("The ws echo server did not start: " + line + await process.StandardError.ReadToEndAsync());
+        }
+
+        return (process, int.Parse(line.AsSpan(5), System.Globalization.CultureInfo.InvariantCulture));
+    }
+
+    /// <summary>The path of <paramref name="name"/> on PATH, or null.</summary>
+    public static string? Which(string name) =>
+        (Environment.GetEnvironmentVariable("PATH") ?? "").Split(Path.PathSeparator)
+            .Select(dir => Path.Combine(dir, name)).FirstOrDefault(File.Exists);
+}

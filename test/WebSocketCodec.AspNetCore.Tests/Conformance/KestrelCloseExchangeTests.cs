@@ -1,0 +1,93 @@
+using System.Threading.Channels;
+using Microsoft.AspNetCore.Builder;
+using WebSocketCodec.AspNetCore;
+using WebSocketCodec.Pipelines;
+using WebSocketCodec.Samples.EchoServer;
+using Xunit.Abstractions;
+
+namespace WebSocketCodec.AspNetCore.Tests.Conformance;
+
+/// <summary>An echo on Kestrel (HTTP/1.1 and HTTP/2 on one port, cleartext and TLS) whose websockets have a 60 s close
+/// timeout, recording how each websocket ended, with the active-websocket metric followed from its start.</summary>
+public sealed class CloseExchangeServers : IAsyncLifetime
+{
+    private readonly Channel<ServerEnd> _ends = Channel.CreateUnbounded<ServerEnd>();
+    private WebApplication? _plain;
+    private WebApplication? _tls;
+
+    public ActiveWebSocketsGauge Gauge { get; } = new();
+
+    public Uri BaseUrl(bool tls) => SampleHosting.BaseUrl(tls ? _tls! : _plain!);
+
+    public ValueTask<ServerEnd> NextEndAsync(CancellationToken cancellationToken) => _ends.Reader.ReadAsync(cancellationToken);
+
+    public async Task InitializeAsync()
+    {
+        _plain = await StartAsync(tls: false);
+        _tls = await StartAsync(tls: true);
+    }
+
+    private async Task<WebApplication> StartAsync(bool tls)
+    {
+        WebApplication app = SampleHosting.CreateBuilder("127.0.0.1", 0, tls).Build();
+        Action<WebSocketAcceptOptions> options = o => { o.Session = new WebSocketSessionOptions { CloseTimeout = TimeSpan.FromSeconds(60) }; };
+        app.MapWebSocket("/echo", async (context, channel) =>
+        {
+            WebSocketCloseInfo info = await channel.RunAsync(
+                sender => new WebSocketMessageListener<WebSocketFrameSender>(sender, static (s, type, payload) =>
+                    s.Send(type == System.Net.WebSockets.WebSocketMessageType.Text ? WebSocketOpcode.Text : WebSocketOpcode.Binary, payload)),
+                context.RequestAborted);
+            _ends.Writer.TryWrite(new ServerEnd(
+                (int?)info.SentStatus, (int?)info.ReceivedStatus,
+                info.EndReason is WebSocketEndReason.KeepAliveTimeout or WebSocketEndReason.IdleTimeout or WebSocketEndReason.CloseTimeout,
+                info.Error?.Message));
+        }, options);
+        await app.StartAsync();
+        return app;
+    }
+
+    public async Task DisposeAsync()
+    {
+        foreach (WebApplication? app in (WebApplication?[])[_plain, _tls])
+        {
+            if (app is not null)
+            {
+                await app.StopAsync();
+                await app.DisposeAsync();
+            }
+        }
+
+        Gauge.Dispose();
+    }
+}
+
+/// <summary>Serial: the active-websocket metric is process-wide, so nothing else may open websockets meanwhile.</summary>
+[CollectionDefinition(nameof(CloseExchangeCollection), DisableParallelization = true)]
+public sealed class CloseExchangeCollection : ICollectionFixture<CloseExchangeServers>;
+
+/// <summary>The close exchanges over HTTP/1.1 upgrades on Kestrel: the server's TCP close follows at once.</summary>
+[Collection(nameof(CloseExchangeCollection))]
+public sealed class Http1CloseExchangeTests(CloseExchangeServers servers, ITestOutputHelper output) : CloseExchangeTests(output)
+{
+    protected override string Host => "kestrel h1";
+
+    protected override Task<RawWebSocket> OpenAsync(bool tls) =>
+        RawWebSocket.OpenAsync(new Uri(servers.BaseUrl(tls).ToString().Replace("http", "ws", StringComparison.Ordinal) + "echo"));
+
+    protected override Task<ServerEnd> NextServerEndAsync(CancellationToken cancellationToken) => servers.NextEndAsync(cancellationToken).AsTask();
+
+    protected override Task WhenNoWebSocketIsOpenAsync(CancellationToken cancellationToken) => servers.Gauge.WhenZeroAsync(cancellationToken);
+}
+
+/// <summary>The close exchanges over HTTP/2 streams (extended CONNECT): END_STREAM follows the server's Close.</summary>
+[Collection(nameof(CloseExchangeCollection))]
+public sealed class Http2CloseExchangeTests(CloseExchangeServers servers, ITestOutputHelper output) : CloseExchangeTests(output)
+{
+    protected override string Host => "kestrel h2";
+
+    protected override Task<RawWebSocket> OpenAsync(bool tls) => RawWebSocket.OpenHttp2Async(servers.BaseUrl(tls), "/echo");
+
+    protected override Task<ServerEnd> NextServerEndAsync(CancellationToken cancellationToken) => servers.NextEndAsync(cancellationToken).AsTask();
+
+    protected override Task WhenNoWebSocketIsOpenAsync(CancellationToken cancellationToken) => servers.Gauge.WhenZeroAsync(cancellationToken);
+}

@@ -1,0 +1,178 @@
+namespace WebSocketCodec.Pipelines.Tests.Callbacks;
+
+/// <summary>Inbound and outbound apart: a peer that stops reading never stalls the read loop or the timers; water
+/// marks hold senders back; sends after our Close are dropped, not thrown.</summary>
+public sealed class OutboundTests
+{
+    private sealed class EchoListener : IWebSocketFrameListener
+    {
+        public WebSocketFrameSender? Sender { get; set; }
+
+        public int Dropped;
+
+        public void OnFrame(WebSocketOpcode opcode, bool fin, int rsv, Span<byte> payload)
+        {
+            if (!Sender!.Send(opcode, payload, fin))
+            {
+                Dropped++;
+            }
+        }
+    }
+
+    [Fact]
+    public async Task APeerThatStopsReadingIsGivenUpByTheKeepAliveAndTheLoopEnds()
+    {
+        // The transport takes 64 KiB and then holds every flush, like a socket whose peer does not read.
+        var loop = new Loopback(pauseWriterThreshold: 64 * 1024);
+        var options = new WebSocketSessionOptions
+        {
+            KeepAliveInterval = TimeSpan.FromMilliseconds(200), KeepAliveTimeout = TimeSpan.FromMilliseconds(200),
+            SlowConsumerTimeout = TimeSpan.Zero,
+        };
+        var channel = new WebSocketConnection(loop.Server, WebSocketRole.Server, options);
+        var listener = new EchoListener { Sender = channel.Sender };
+        Task<WebSocketCloseInfo> run = channel.RunAsync(listener, Loopback.Timeout());
+
+        // Echo requests keep coming (so the idle and keep-alive clocks see input) while nothing is read back.
+        byte[] frame = WireFrames.Client(WebSocketOpcode.Binary, new byte[16 * 1024]);
+        using var sending = new CancellationTokenSource(TimeSpan.FromSeconds(8));
+        Task pump = Task.Run(async () =>
+        {
+            while (!run.IsCompleted && !sending.IsCancellationRequested)
+            {
+                await loop.SendAsync(frame, sending.Token);
+                await Task.Delay(5);
+            }
+        });
+
+        WebSocketCloseInfo info = await run.WaitAsync(TimeSpan.FromSeconds(10));
+        sending.Cancel();
+        await pump.ContinueWith(_ => { });
+
+        Assert.Equal(WebSocketEndReason.KeepAliveTimeout, info.EndReason);
+        Assert.False(channel.IsWritable);
+    }
+
+    [Fact]
+    public async Task SendAsyncWaitsAboveTheHighMarkAndTrySendRefusesUntilThePeerReads()
+    {
+        var loop = new Loopback(pauseWriterThreshold: 16 * 1024);
+        var options = new WebSocketSessionOptions { OutboundHighWaterMark = 32 * 1024, OutboundLowWaterMark = 8 * 1024, SlowConsumerTimeout = TimeSpan.Zero };
+        var channel = new WebSocketConnection(loop.Server, WebSocketRole.Server, options);
+        var changes = new List<bool>();
+        channel.WritabilityChanged += (_, writable) => { lock (changes) { changes.Add(writable); } };
+        Task<WebSocketCloseInfo> run = channel.RunAsync(new RecordingListener(), Loopback.Timeout());
+
+        byte[] payload = new byte[8 * 1024];
+        int sent = 0;
+        ValueTask blocked = default;
+        for (int i = 0; i < 100; i++)
+        {
+            ValueTask send = channel.Sender.SendAsync(WebSocketOpcode.Binary, payload);
+            if (!send.IsCompleted)
+            {
+                blocked = send;
+                break;
+            }
+
+            await send;
+            sent++;
+        }
+
+        Assert.False(blocked.IsCompleted); // held back: the peer does not read
+        Assert.InRange(sent, 2, 20);       // the transport's 16 KiB plus the 32 KiB high mark, in 8 KiB frames
+        Assert.False(channel.IsWritable);
+        Assert.False(channel.Sender.TrySend(WebSocketOpcode.Binary, payload));
+        long unflushed = channel.UnflushedBytes;
+        Assert.True(unflushed >= options.OutboundHighWaterMark, $"{unflushed} B unflushed");
+
+        // The peer reads: the output drains, the waiting send goes out, TrySend works again.
+        long received = 0;
+        Task reader = Task.Run(async () => received = await loop.DiscardToEndAsync(20));
+        await blocked.AsTask().WaitAsync(TimeSpan.FromSeconds(10));
+        Assert.True(channel.Sender.TrySend(WebSocketOpcode.Binary, payload));
+        await loop.SendAsync(WireFrames.ClientClose(1000));
+        WebSocketCloseInfo info = await run.WaitAsync(TimeSpan.FromSeconds(10));
+        await reader.WaitAsync(TimeSpan.FromSeconds(10));
+
+        Assert.True(info.IsClean);
+        Assert.Equal((sent + 2) * (payload.Length + 4) + 4, received); // every frame, then our Close (1000: 4 B)
+        lock (changes)
+        {
+            Assert.Equal([false, true], changes.Take(2));
+        }
+    }
+
+    [Fact]
+    public async Task SendsAfterOurCloseAreDroppedAndTheCloseStaysGraceful()
+    {
+        var loop = new Loopback();
+        var channel = new WebSocketConnection(loop.Server, WebSocketRole.Server);
+        var listener = new EchoListener { Sender = channel.Sender };
+        Task<WebSocketCloseInfo> run = channel.RunAsync(listener, Loopback.Timeout());
+
+        await loop.SendAsync(WireFrames.Client(WebSocketOpcode.Text, "one"u8));
+        byte[] echo = await loop.ReadAsync(5);
+        await channel.CloseAsync((CloseStatus)1001, "going away");
+        // The peer had more in flight before it saw our Close: echoes of it are dropped, its Close is read.
+        await loop.SendAsync([.. WireFrames.Client(WebSocketOpcode.Text, "two"u8), .. WireFrames.Client(WebSocketOpcode.Text, "three"u8), .. WireFrames.ClientClose(1001)]);
+        WebSocketCloseInfo info = await run.WaitAsync(TimeSpan.FromSeconds(10));
+
+        var frames = WireFrames.Read([.. echo, .. await loop.ReadToEndAsync()], WebSocketRole.Client, validateUtf8: false);
+        Assert.Equal([WebSocketOpcode.Text, WebSocketOpcode.Close], frames.Select(f => f.Opcode));
+        Assert.Equal(2, listener.Dropped);
+        Assert.True(info.IsClean);
+        Assert.Equal((CloseStatus)1001, info.SentStatus);
+    }
+
+    [Fact]
+    public async Task DataSendersRefuseACloseFrame()
+    {
+        var loop = new Loopback();
+        var channel = new WebSocketConnection(loop.Server, WebSocketRole.Server);
+        Task<WebSocketCloseInfo> run = channel.RunAsync(new RecordingListener(), Loopback.Timeout());
+        await Assert.ThrowsAsync<ArgumentException>(async () => await channel.Sender.SendAsync(WebSocketOpcode.Close, new byte[] { 3, 232 }));
+        Assert.Throws<ArgumentException>(() => channel.Sender.TrySend(WebSocketOpcode.Close, [3, 232]));
+        await loop.SendAsync(WireFrames.ClientClose(1000));
+        Assert.True((await run.WaitAsync(TimeSpan.FromSeconds(10))).IsClean);
+        Assert.Single(WireFrames.Read(await loop.ReadToEndAsync(), WebSocketRole.Client, validateUtf8: false)); // the one Close, in answer
+    }
+
+    [Fact]
+    public async Task ASlowConsumerGets1008AndIsGivenUpAfterTheCloseTimeout()
+    {
+        var loop = new Loopback(pauseWriterThreshold: 16 * 1024);
+        var options = new WebSocketSessionOptions
+        {
+            OutboundHighWaterMark = 32 * 1024, OutboundLowWaterMark = 8 * 1024,
+            SlowConsumerTimeout = TimeSpan.FromMilliseconds(300), CloseTimeout = TimeSpan.FromMilliseconds(300),
+        };
+        var channel = new WebSocketConnection(loop.Server, WebSocketRole.Server, options);
+        bool aborted = false;
+        channel.TransportAbort = () => aborted = true;
+        Task<WebSocketCloseInfo> run = channel.RunAsync(new RecordingListener(), Loopback.Timeout());
+
+        Task sender = Task.Run(async () =>
+        {
+            byte[] payload = new byte[4096];
+            try
+            {
+                while (true)
+                {
+                    await channel.Sender.SendAsync(WebSocketOpcode.Binary, payload);
+                }
+            }
+            catch (InvalidOperationException)
+            {
+                // Closing: no more data frames.
+            }
+        });
+
+        WebSocketCloseInfo info = await run.WaitAsync(TimeSpan.FromSeconds(10));
+        await sender.WaitAsync(TimeSpan.FromSeconds(10));
+
+        Assert.Equal((CloseStatus)1008, info.SentStatus);
+        Assert.Equal(WebSocketEndReason.CloseTimeout, info.EndReason);
+        Assert.True(aborted); // even the Close could not be written: the connection is torn down
+    }
+}
