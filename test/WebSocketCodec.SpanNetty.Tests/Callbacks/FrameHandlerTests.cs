@@ -64,7 +64,7 @@ public sealed class FrameHandlerTests : LeakCheckedTests
         Assert.False(channel.IsActive);
         WebSocketCloseInfo info = Completed.Result(handler.Completion);
         Assert.NotEqual(ProtocolViolation.None, info.Violation);
-        Assert.Equal((ushort)status, info.SentStatus);
+        Assert.Equal((CloseStatus)status, info.SentStatus);
         Assert.Same(info, _callbacks!.Closed);
         channel.FinishAndReleaseAll();
     }
