@@ -1,4 +1,5 @@
 using System.Globalization;
+using System.Text.RegularExpressions;
 using WebSocketCodec.Packaging.Tests.Infrastructure;
 using Xunit.Abstractions;
 
@@ -36,7 +37,11 @@ public sealed class ReadmeConsumerTests(ITestOutputHelper output)
         temp.Write("server/Server.csproj", Project("Microsoft.NET.Sdk.Web", "WebSocketCodec.AspNetCore", version));
         temp.Write("server/Program.cs", ReadmeSnippet.Read("server"));
         temp.Write("client/Client.csproj", Project("Microsoft.NET.Sdk", "WebSocketCodec.Pipelines", version));
-        temp.Write("client/Program.cs", ReadmeSnippet.Read("client"));
+        string client = ReadmeSnippet.Read("client");
+        temp.Write("client/Program.cs", client);
+        // The client prints the reply to the text it sends: that text, as the README's snippet writes it.
+        Match sent = Regex.Match(client, "SendTextAsync\\(\"([^\"]+)\"");
+        Assert.True(sent.Success, "the README's client is expected to send a string literal with SendTextAsync(\"...\")");
         temp.Write("consumer.slnx", """
             <Solution>
               <Project Path="server/Server.csproj" />
@@ -69,7 +74,7 @@ public sealed class ReadmeConsumerTests(ITestOutputHelper output)
                 RunTimeout);
             output.WriteLine($"client {path}: exit {clientExit}\n{clientOutput}");
             Assert.True(clientExit == 0, $"client against {path}:\n{clientOutput}\nserver:\n{server.Output}");
-            Assert.Equal("hello", clientOutput.Split('\n', StringSplitOptions.RemoveEmptyEntries).LastOrDefault()?.Trim());
+            Assert.Equal(sent.Groups[1].Value, clientOutput.Split('\n', StringSplitOptions.RemoveEmptyEntries).LastOrDefault()?.Trim());
         }
     }
 
