@@ -27,7 +27,7 @@ public sealed class ReadmeConsumerTests(ITestOutputHelper output)
         string feed = temp.Combine("feed");
         string packagesFolder = temp.Combine("nuget-packages");
 
-        await PackAsync(version, feed);
+        await PackAsync(version, feed, temp.Combine("nuspec"));
 
         // Nothing above the fresh projects is imported: these end MSBuild's search for Directory.*.props/targets.
         temp.Write("Directory.Build.props", "<Project />\n");
@@ -57,6 +57,7 @@ public sealed class ReadmeConsumerTests(ITestOutputHelper output)
             "the configured NuGet feed is unreachable (NU1301):\n" + buildOutput);
         Assert.True(exitCode == 0, "the README's snippets must compile from the packages:\n" + buildOutput);
         // Restored from this run's feed into the empty folder, not from any cache: the version is this run's own.
+        output.WriteLine("restored: " + string.Join(", ", Directory.GetDirectories(packagesFolder).Select(Path.GetFileName)));
         foreach (string package in Packages)
             Assert.True(Directory.Exists(Path.Combine(packagesFolder, package.ToLowerInvariant(), version)), package);
 
@@ -78,14 +79,14 @@ public sealed class ReadmeConsumerTests(ITestOutputHelper output)
         }
     }
 
-    private async Task PackAsync(string version, string feed)
+    private async Task PackAsync(string version, string feed, string nuspecFolder)
     {
         // The test run built src/ in this configuration (the test project references it), so pack only packs.
         Task<(int ExitCode, string Output)>[] packs = Packages.Select(package => DotnetProcess.RunAsync(
             Repository.Root,
             [
                 "pack", Repository.Source(package), "-c", Repository.Configuration, "--no-build", "--disable-build-servers",
-                "-p:Version=" + version, "-o", feed,
+                "-p:Version=" + version, "-p:NuspecOutputPath=" + nuspecFolder + "/", "-o", feed,
             ],
             CommandTimeout)).ToArray();
         foreach ((int exitCode, string packOutput) in await Task.WhenAll(packs))
