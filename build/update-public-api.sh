@@ -3,15 +3,19 @@
 # shipped baseline (sorted, ordinal), PublicAPI.Unshipped.txt is left empty. It empties both files, lets the public API
 # analyzer's own code fix declare every public member (dotnet format analyzers, RS0016), then moves the result.
 #
-#   build/update-public-api.sh                      the three default packages
+#   build/update-public-api.sh                      every src/*/*.csproj but WebSocketCodec.SpanNetty
 #   build/update-public-api.sh --spannetty [FEED]   also WebSocketCodec.SpanNetty (-p:WithSpanNetty=true), restoring
-#                                                   SpanNetty from FEED when given (e.g. /work/spannetty/feed)
+#                                                   SpanNetty from FEED when given (a local folder of SpanNetty packages)
 #
 # Review the diff: a line that leaves PublicAPI.Shipped.txt is a breaking change for users of the packages.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-projects=(WebSocketCodec WebSocketCodec.Pipelines WebSocketCodec.AspNetCore)
+projects=()
+for csproj in src/*/*.csproj; do
+    p=$(basename "$csproj" .csproj)
+    if [[ "$p" != WebSocketCodec.SpanNetty ]]; then projects+=("$p"); fi
+done
 if [[ "${1:-}" == "--spannetty" ]]; then
     projects+=(WebSocketCodec.SpanNetty)
     # dotnet format takes no -p: MSBuild reads environment variables as properties.
@@ -27,7 +31,7 @@ for p in "${projects[@]}"; do
     dotnet format analyzers "$dir/$p.csproj" --diagnostics RS0016 RS0017 RS0037 --severity warn
     {
         printf '#nullable enable\n'
-        grep -v '^#nullable enable$' "$dir/PublicAPI.Unshipped.txt" | grep -v '^$' | LC_ALL=C sort -u
+        { grep -v -e '^#nullable enable$' -e '^$' "$dir/PublicAPI.Unshipped.txt" || true; } | LC_ALL=C sort -u
     } > "$dir/PublicAPI.Shipped.txt.new"
     mv "$dir/PublicAPI.Shipped.txt.new" "$dir/PublicAPI.Shipped.txt"
     printf '#nullable enable\n' > "$dir/PublicAPI.Unshipped.txt"
