@@ -1,0 +1,114 @@
+using System.Globalization;
+using System.Text.RegularExpressions;
+using WebSocketCodec.Packaging.Tests.Infrastructure;
+using Xunit.Abstractions;
+
+namespace WebSocketCodec.Packaging.Tests;
+
+/// <summary>
+/// The packages as a fresh project consumes them: the src/ projects this test run built are packed (no rebuild) with a
+/// version no cache can hold into a temporary feed; two fresh projects outside the repository (its Directory.Build.props
+/// and Directory.Packages.props out of reach) restore them through <c>packageSourceMapping</c> into an empty
+/// NUGET_PACKAGES folder, and compile README.md's "server in a few lines" and "client in a few lines" exactly as
+/// printed; then the server runs on 127.0.0.1 and the client gets its message echoed by both of the server's endpoints.
+/// </summary>
+public sealed class ReadmeConsumerTests(ITestOutputHelper output)
+{
+    private static readonly string[] Packages = ["WebSocketCodec", "WebSocketCodec.Pipelines", "WebSocketCodec.AspNetCore"];
+    private static readonly TimeSpan CommandTimeout = TimeSpan.FromMinutes(5);
+    private static readonly TimeSpan RunTimeout = TimeSpan.FromMinutes(1);
+
+    [SkippableFact]
+    public async Task TheReadmeServerAndClientCompileFromThePackagesAndEcho()
+    {
+        string version = string.Create(
+            CultureInfo.InvariantCulture, $"0.0.0-ci.{DateTime.UtcNow:yyyyMMddHHmmss}.{Environment.ProcessId}");
+        using var temp = new TempFolder("wsc-consumer");
+        string feed = temp.Combine("feed");
+        string packagesFolder = temp.Combine("nuget-packages");
+
+        await PackAsync(version, feed, temp.Combine("nuspec"));
+
+        // Nothing above the fresh projects is imported: these end MSBuild's search for Directory.*.props/targets.
+        temp.Write("Directory.Build.props", "<Project />\n");
+        temp.Write("Directory.Build.targets", "<Project />\n");
+        temp.Write("Directory.Packages.props", "<Project />\n");
+        output.WriteLine(await ConsumerFeeds.WriteNuGetConfigAsync(temp.Path, feed));
+        temp.Write("server/Server.csproj", Project("Microsoft.NET.Sdk.Web", "WebSocketCodec.AspNetCore", version));
+        temp.Write("server/Program.cs", ReadmeSnippet.Read("server"));
+        temp.Write("client/Client.csproj", Project("Microsoft.NET.Sdk", "WebSocketCodec.Pipelines", version));
+        string client = ReadmeSnippet.Read("client");
+        temp.Write("client/Program.cs", client);
+        // The client prints the reply to the text it sends: that text, as the README's snippet writes it.
+        Match sent = Regex.Match(client, "SendTextAsync\\(\"([^\"]+)\"");
+        Assert.True(sent.Success, "the README's client is expected to send a string literal with SendTextAsync(\"...\")");
+        temp.Write("consumer.slnx", """
+            <Solution>
+              <Project Path="server/Server.csproj" />
+              <Project Path="client/Client.csproj" />
+            </Solution>
+
+            """);
+
+        var isolated = new Dictionary<string, string> { ["NUGET_PACKAGES"] = packagesFolder };
+        (int exitCode, string buildOutput) = await DotnetProcess.RunAsync(
+            temp.Path, ["build", "consumer.slnx", "-c", "Release", "--disable-build-servers"], CommandTimeout, isolated);
+        Skip.If(exitCode != 0 && buildOutput.Contains("NU1301", StringComparison.Ordinal),
+            "the configured NuGet feed is unreachable (NU1301):\n" + buildOutput);
+        Assert.True(exitCode == 0, "the README's snippets must compile from the packages:\n" + buildOutput);
+        // Restored from this run's feed into the empty folder, not from any cache: the version is this run's own.
+        output.WriteLine("restored: " + string.Join(", ", Directory.GetDirectories(packagesFolder).Select(Path.GetFileName)));
+        foreach (string package in Packages)
+            Assert.True(Directory.Exists(Path.Combine(packagesFolder, package.ToLowerInvariant(), version)), package);
+
+        await using DotnetProcess server = DotnetProcess.Start(
+            temp.Path, [temp.Combine("server/bin/Release/net10.0/Server.dll"), "--urls", "http://127.0.0.1:0"]);
+        string listening = await server.WaitForLineAsync(
+            line => line.Contains("Now listening on: http://127.0.0.1:", StringComparison.Ordinal), RunTimeout);
+        var url = new Uri(listening[(listening.IndexOf("http://", StringComparison.Ordinal))..].Trim());
+
+        foreach (string path in new[] { "/echo", "/chat/lobby" })
+        {
+            (int clientExit, string clientOutput) = await DotnetProcess.RunAsync(
+                temp.Path,
+                [temp.Combine("client/bin/Release/net10.0/Client.dll"), $"ws://127.0.0.1:{url.Port}{path}"],
+                RunTimeout);
+            output.WriteLine($"client {path}: exit {clientExit}\n{clientOutput}");
+            Assert.True(clientExit == 0, $"client against {path}:\n{clientOutput}\nserver:\n{server.Output}");
+            Assert.Equal(sent.Groups[1].Value, clientOutput.Split('\n', StringSplitOptions.RemoveEmptyEntries).LastOrDefault()?.Trim());
+        }
+    }
+
+    private async Task PackAsync(string version, string feed, string nuspecFolder)
+    {
+        // The test run built src/ in this configuration (the test project references it), so pack only packs.
+        Task<(int ExitCode, string Output)>[] packs = Packages.Select(package => DotnetProcess.RunAsync(
+            Repository.Root,
+            [
+                "pack", Repository.Source(package), "-c", Repository.Configuration, "--no-build", "--disable-build-servers",
+                "-p:Version=" + version, "-p:NuspecOutputPath=" + nuspecFolder + "/", "-o", feed,
+            ],
+            CommandTimeout)).ToArray();
+        foreach ((int exitCode, string packOutput) in await Task.WhenAll(packs))
+        {
+            output.WriteLine(packOutput);
+            Assert.True(exitCode == 0, "dotnet pack --no-build:\n" + packOutput);
+        }
+    }
+
+    /// <summary>What <c>dotnet new web</c> / <c>dotnet new console</c> make, plus the one package reference.</summary>
+    private static string Project(string sdk, string package, string version) => $"""
+        <Project Sdk="{sdk}">
+          <PropertyGroup>
+            {(sdk == "Microsoft.NET.Sdk" ? "<OutputType>Exe</OutputType>" : "")}
+            <TargetFramework>net10.0</TargetFramework>
+            <Nullable>enable</Nullable>
+            <ImplicitUsings>enable</ImplicitUsings>
+          </PropertyGroup>
+          <ItemGroup>
+            <PackageReference Include="{package}" Version="{version}" />
+          </ItemGroup>
+        </Project>
+
+        """;
+}
