@@ -208,8 +208,14 @@ public sealed class ChannelFrameSender
     /// <summary>From any thread: sends one frame and flushes, on the event loop; while the channel is above its high
     /// water mark the frame waits (in order with other waiting sends) until it is writable again. The payload must stay
     /// unchanged until the task completes.</summary>
+    /// <param name="opcode">Text, Binary or Continuation.</param>
+    /// <param name="payload">The payload.</param>
+    /// <param name="fin">Whether this frame ends its message.</param>
+    /// <param name="cancellationToken">Stops waiting: a frame already queued still goes out, in order (a websocket
+    /// cannot drop half a message), so cancel only to give up on the websocket.</param>
+    /// <returns>Completes when the frame was written and flushed.</returns>
     /// <exception cref="InvalidOperationException">The websocket is closing or closed (in the task).</exception>
-    public Task SendAsync(WebSocketOpcode opcode, ReadOnlyMemory<byte> payload, bool fin = true)
+    public Task SendAsync(WebSocketOpcode opcode, ReadOnlyMemory<byte> payload, bool fin = true, CancellationToken cancellationToken = default)
     {
         CheckDataOpcode(opcode);
         var done = new TaskCompletionSource(TaskCreationOptions.RunContinuationsAsynchronously);
@@ -223,7 +229,7 @@ public sealed class ChannelFrameSender
             _handler.Context.Executor.Execute(static (state, item) => ((ChannelFrameSender)state).Enqueue((PendingSend)item), this, send);
         }
 
-        return done.Task;
+        return cancellationToken.CanBeCanceled ? done.Task.WaitAsync(cancellationToken) : done.Task;
     }
 
     /// <summary>The channel's writability changed (on the event loop): waiting sends go out once it is writable.</summary>

@@ -1,6 +1,3 @@
-using System.Buffers;
-using System.Runtime.CompilerServices;
-using System.Runtime.InteropServices;
 using DotNetty.Buffers;
 using DotNetty.Transport.Channels;
 
@@ -12,14 +9,9 @@ namespace WebSocketCodec.SpanNetty;
 /// write. Never writes an empty buffer (SpanNetty's libuv transport aborts the process on a write of nothing).
 /// Used on the channel's event loop only.
 /// </summary>
-internal sealed class ChannelOutput(IChannelHandlerContext context, int chunkSize) : IBufferWriter<byte>, IDisposable
+internal sealed class ChannelOutput(IChannelHandlerContext context, int chunkSize) : ChunkWriter, IDisposable
 {
     private IByteBuffer? _buffer;
-    private byte[]? _array;
-    private Memory<byte> _memory;
-    private int _start;
-    private int _capacity;
-    private int _written;
     private bool _pendingFlush;
     private bool _closed;
 
@@ -31,36 +23,7 @@ internal sealed class ChannelOutput(IChannelHandlerContext context, int chunkSiz
     public Task LastWrite { get; private set; } = Task.CompletedTask;
 
     /// <summary>Whether anything was written since the last flush.</summary>
-    public bool HasPendingFlush => _pendingFlush || _written > 0;
-
-    [MethodImpl(MethodImplOptions.AggressiveInlining)]
-    public Span<byte> GetSpan(int sizeHint = 0)
-    {
-        int free = _capacity - _written;
-        if (free > 0 && free >= sizeHint)
-        {
-            return _array is not null ? new Span<byte>(_array, _start + _written, free) : _memory.Span.Slice(_written);
-        }
-
-        return Renew(sizeHint).Span;
-    }
-
-    public Memory<byte> GetMemory(int sizeHint = 0)
-    {
-        int free = _capacity - _written;
-        return free > 0 && free >= sizeHint ? _memory.Slice(_written) : Renew(sizeHint);
-    }
-
-    [MethodImpl(MethodImplOptions.AggressiveInlining)]
-    public void Advance(int count)
-    {
-        if ((uint)count > (uint)(_capacity - _written))
-        {
-            ThrowAdvancedTooFar();
-        }
-
-        _written += count;
-    }
+    public bool HasPendingFlush => _pendingFlush || Pending > 0;
 
     /// <summary>Writes the current buffer to the channel (no flush) if it holds anything, else returns it.</summary>
     public void WriteOut()
@@ -71,11 +34,8 @@ internal sealed class ChannelOutput(IChannelHandlerContext context, int chunkSiz
             return;
         }
 
-        int written = _written;
+        int written = Detach();
         _buffer = null;
-        _array = null;
-        _memory = default;
-        _capacity = _written = _start = 0;
         if (written == 0)
         {
             buffer.Release();
@@ -117,9 +77,7 @@ internal sealed class ChannelOutput(IChannelHandlerContext context, int chunkSiz
         _closed = true;
         IByteBuffer? buffer = _buffer;
         _buffer = null;
-        _array = null;
-        _memory = default;
-        _capacity = _written = _start = 0;
+        Detach();
         buffer?.Release();
     }
 
@@ -137,7 +95,7 @@ internal sealed class ChannelOutput(IChannelHandlerContext context, int chunkSiz
         }
     }
 
-    private Memory<byte> Renew(int sizeHint)
+    protected override Memory<byte> Refill(int sizeHint)
     {
         if (_closed)
         {
@@ -147,18 +105,6 @@ internal sealed class ChannelOutput(IChannelHandlerContext context, int chunkSiz
         WriteOut();
         IByteBuffer buffer = context.Allocator.Buffer(Math.Max(sizeHint, chunkSize));
         _buffer = buffer;
-        _memory = buffer.GetMemory(buffer.WriterIndex, buffer.Capacity - buffer.WriterIndex);
-        _capacity = _memory.Length;
-        if (MemoryMarshal.TryGetArray((ReadOnlyMemory<byte>)_memory, out ArraySegment<byte> segment))
-        {
-            _array = segment.Array;
-            _start = segment.Offset;
-        }
-
-        return _memory;
+        return Attach(buffer.GetMemory(buffer.WriterIndex, buffer.Capacity - buffer.WriterIndex));
     }
-
-    [MethodImpl(MethodImplOptions.NoInlining)]
-    private static void ThrowAdvancedTooFar() =>
-        throw new ArgumentOutOfRangeException("count", "Advanced past the end of the buffer.");
 }
