@@ -1,4 +1,4 @@
-namespace WebSocketCodec.Pipelines.Tests.Callbacks;
+namespace WebSocketCodec.Pipelines.Tests.Connection;
 
 /// <summary>Every violation ends in exactly one Close with its status, flushed before the transport closes, and the
 /// transport stays open until the peer answers (no reset over an unread Close).</summary>

@@ -2,7 +2,7 @@ using System.Buffers;
 using System.IO.Pipelines;
 using WebSocketCodec.Pipelines;
 
-namespace WebSocketCodec.Pipelines.Tests.Callbacks;
+namespace WebSocketCodec.Pipelines.Tests.Connection;
 
 /// <summary>The read loop's write coalescing: nothing reaches the pipe before <c>Commit</c>, then every byte does, in
 /// order, across chunk boundaries and for writes larger than a chunk.</summary>

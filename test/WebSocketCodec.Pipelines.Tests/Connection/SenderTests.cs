@@ -1,6 +1,6 @@
 using System.Buffers;
 
-namespace WebSocketCodec.Pipelines.Tests.Callbacks;
+namespace WebSocketCodec.Pipelines.Tests.Connection;
 
 /// <summary>The three encoder tiers on the pipe, byte for byte, from the read loop and from other threads.</summary>
 public sealed class SenderTests

@@ -3,7 +3,7 @@ using System.IO.Pipelines;
 using System.Net.WebSockets;
 using System.Text;
 
-namespace WebSocketCodec.Pipelines.Tests.Callbacks;
+namespace WebSocketCodec.Pipelines.Tests.Connection;
 
 /// <summary>
 /// Random streams of messages (fragmented or whole, text and binary, 0 to 70,000 bytes, Pings between fragments) cut

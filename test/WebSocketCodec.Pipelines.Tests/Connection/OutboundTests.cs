@@ -1,4 +1,4 @@
-namespace WebSocketCodec.Pipelines.Tests.Callbacks;
+namespace WebSocketCodec.Pipelines.Tests.Connection;
 
 /// <summary>Inbound and outbound apart: a peer that stops reading never stalls the read loop or the timers; water
 /// marks hold senders back; sends after our Close are dropped, not thrown.</summary>

@@ -1,6 +1,6 @@
 using System.Text;
 
-namespace WebSocketCodec.Pipelines.Tests.Callbacks;
+namespace WebSocketCodec.Pipelines.Tests.Connection;
 
 /// <summary>The read loop: frames with the handshake's leftovers, frames split anywhere, large frames across reads,
 /// control frames answered, the close handshake, and no pooled buffer kept.</summary>

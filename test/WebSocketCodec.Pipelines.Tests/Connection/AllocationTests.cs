@@ -1,4 +1,4 @@
-namespace WebSocketCodec.Pipelines.Tests.Callbacks;
+namespace WebSocketCodec.Pipelines.Tests.Connection;
 
 /// <summary>
 /// The read loop and the frame sender allocate nothing per frame: measured on the loop's own thread between one
