@@ -40,16 +40,12 @@ public sealed class BrowserTests(ChromiumFixture chromium, ITestOutputHelper out
         </script>
         """;
 
-    [Theory]
+    [SkippableTheory]
     [InlineData(false)]
     [InlineData(true)]
     public async Task ChromiumEchoesEveryLengthAndClosesCleanly(bool tls)
     {
-        if (chromium.SkipReason is not null)
-        {
-            output.WriteLine("SKIPPED: " + chromium.SkipReason);
-            return;
-        }
+        Skip.If(chromium.SkipReason is not null, chromium.SkipReason);
 
         var reported = new TaskCompletionSource<JsonElement>(TaskCreationOptions.RunContinuationsAsynchronously);
         var closes = new TaskCompletionSource<WebSocketCloseInfo>(TaskCreationOptions.RunContinuationsAsynchronously);
@@ -115,16 +111,12 @@ public sealed class BrowserTests(ChromiumFixture chromium, ITestOutputHelper out
 /// page's self-test echoes a text and a 70000-byte binary message, and the server says which protocol carried it.</summary>
 public sealed class EchoServerPageBrowserTests(ChromiumFixture chromium, ITestOutputHelper output) : IClassFixture<ChromiumFixture>
 {
-    [Theory]
+    [SkippableTheory]
     [InlineData(true, Samples.EchoServer.EchoStatistics.Http2ExtendedConnect)]
     [InlineData(false, Samples.EchoServer.EchoStatistics.Http1Upgrade)]
     public async Task TheDemoPageEchoesOverTheExpectedProtocol(bool tls, string carrier)
     {
-        if (chromium.SkipReason is not null)
-        {
-            output.WriteLine("SKIPPED: " + chromium.SkipReason);
-            return;
-        }
+        Skip.If(chromium.SkipReason is not null, chromium.SkipReason);
 
         await using Samples.EchoServer.EchoServerHost server = await Samples.EchoServer.EchoServerHost.StartAsync(new Samples.EchoServer.EchoServerOptions { Port = 0, Tls = tls });
         string page = tls ? $"https://localhost:{server.BaseUrl.Port}/?selftest" : $"{server.BaseUrl}?selftest";
