@@ -9,7 +9,7 @@ namespace WebSocketCodec.AspNetCore;
 /// stream ends when the endpoint returns (END_STREAM) or resets it (RST_STREAM).</summary>
 /// <remarks>The stream pipes work in 32 KiB buffers: each buffer the writer fills is one write into the stream (one
 /// DATA frame or two), so with the default 4 KiB a window of small echoed frames cost eight writes where the byte
-/// echo made one (measured at 125 B, one stream: 0.71× the <c>raw-h2</c> echo with 4 KiB, 0.91× with 32 KiB; ten streams 0.82× and 0.92×). The memory is pooled and held
+/// echo made one (the perf tool's <c>raw-h2</c> comparison is in <c>bench/results</c>). The memory is pooled and held
 /// only while a read or write is under way: reads wait for data with a zero-byte read before renting a buffer.</remarks>
 internal sealed class Http2StreamTransport(Stream stream, HttpResponse response) : IHalfClosingDuplexPipe
 {

@@ -35,7 +35,8 @@ public sealed record WebSocketAcceptOptions
     /// <summary>The most websockets open at once on one Kestrel endpoint (one <c>MapWebSocketCodec</c>, one
     /// <c>UseWebSocketCodec</c> listener); a handshake beyond gets 503 and is not upgraded. (The SpanNetty handlers
     /// are created per connection: there the application's channel initializer keeps the count.)
-    /// 10,000 by default: at about 15 KiB per idle websocket that is some 150 MiB; raise it for bigger servers.</summary>
+    /// 10,000 by default; raise it for bigger servers (the README's scale tool section gives the memory an idle
+    /// websocket holds).</summary>
     public int MaxConcurrentWebSockets { get; init; } = 10_000;
 
     /// <summary>Checks origin and picks the subprotocol for a validated request.</summary>
