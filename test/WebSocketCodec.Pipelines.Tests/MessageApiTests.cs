@@ -107,13 +107,17 @@ public sealed class MessageApiTests
         for (int i = 0; i < 5; i++)
         {
             await loop.SendAsync(ClientFrames.Frame(WebSocketOpcode.Binary, [(byte)i]));
-            await Task.Delay(20);
+            if (i < 2)
+            {
+                await Eventually.True(() => pool.Outstanding == i + 1); // queued (a pooled buffer each) before the next
+            }
         }
 
-        // Reading paused after the queue filled: a Ping sent now is not answered yet.
+        // Reading paused after the queue filled: a Ping sent now is not answered. No signal can show that a frame
+        // was NOT read (a paused loop says nothing), so this one check gives the Pong a moment to not arrive.
         await loop.SendAsync(ClientFrames.Frame(WebSocketOpcode.Ping, "p"u8));
         await Task.Delay(100);
-        Assert.False(loop.ServerOutputCompleted());
+        Assert.Equal(0, loop.ServerBytesPending());
         using (WebSocketMessage? first = await server.ReceiveAsync(Loopback.Timeout()))
         {
             Assert.Equal([0], first!.Payload.ToArray());
@@ -134,7 +138,7 @@ public sealed class MessageApiTests
         var pool = new CountingPool();
         var server = new MessageWebSocket(new WebSocketChannel(loop.Server, WebSocketRole.Server, new() { Pool = pool }), pool, maxQueuedMessages: 1).Start();
         await loop.SendAsync([.. ClientFrames.Frame(WebSocketOpcode.Binary, [1]), .. ClientFrames.Frame(WebSocketOpcode.Binary, [2])]);
-        await Task.Delay(50);
+        await Eventually.True(() => pool.Outstanding >= 1); // read and queued: the queue is full, reading pauses
         await server.DisposeAsync().AsTask().WaitAsync(Loopback.Timeout());
         Assert.Equal(0, pool.Outstanding);
     }
@@ -185,8 +189,7 @@ public sealed class MessageApiTests
         var loop = new Loopback();
         var options = new WebSocketSessionOptions { TimeProvider = time, KeepAliveInterval = TimeSpan.FromSeconds(10), KeepAliveTimeout = TimeSpan.FromSeconds(5) };
         var channel = new WebSocketChannel(loop.Server, WebSocketRole.Server, options);
-        Task<WebSocketCloseInfo> run = channel.RunAsync(new RecordingListener(), Loopback.Timeout());
-        await Task.Delay(50);
+        Task<WebSocketCloseInfo> run = channel.RunAsync(new RecordingListener(), Loopback.Timeout()); // arms its timer before it first awaits
         time.Advance(TimeSpan.FromSeconds(10));
         var ping = Assert.Single(ClientFrames.Decode(await loop.ReadAsync(2)));
         return (time, loop, run, ping);
@@ -211,9 +214,13 @@ public sealed class MessageApiTests
     {
         var (time, loop, run, ping) = await StartAndAwaitTheFirstPingAsync();
         await loop.SendAsync(ClientFrames.Frame(WebSocketOpcode.Pong, ping.Payload));
-        await Task.Delay(50);
+        await PingPongAsync(loop, "a"); // the server read the Pong before the clock moves on
         time.Advance(TimeSpan.FromSeconds(6));
-        await Task.Delay(50);
+
+        // Two round trips after the Pong timeout's moment: the loop handles a due timer before it reads again, so the
+        // second Pong proves the timer ran and left the websocket open (a keep-alive timeout would have sent 1001).
+        await PingPongAsync(loop, "b");
+        await PingPongAsync(loop, "c");
         Assert.False(run.IsCompleted);
         await loop.SendAsync(ClientFrames.Close(1000));
         Assert.True((await run.WaitAsync(Loopback.Timeout())).IsClean);
@@ -226,11 +233,14 @@ public sealed class MessageApiTests
         var loop = new Loopback();
         var options = new WebSocketSessionOptions { TimeProvider = time, IdleTimeout = TimeSpan.FromSeconds(30), CloseTimeout = TimeSpan.FromSeconds(3) };
         var channel = new WebSocketChannel(loop.Server, WebSocketRole.Server, options);
-        Task<WebSocketCloseInfo> run = channel.RunAsync(new RecordingListener(), Loopback.Timeout());
-        await Task.Delay(50);
+        Task<WebSocketCloseInfo> run = channel.RunAsync(new RecordingListener(), Loopback.Timeout()); // arms its timer before it first awaits
         time.Advance(TimeSpan.FromSeconds(29));
+
+        // Nothing may happen at 29 s, and no signal can say so: any frame from the peer (a Ping to be answered) would
+        // reset the idle clock. So this one check waits a moment for a Close that must not come.
         await Task.Delay(50);
         Assert.Equal(WebSocketSessionState.Open, channel.State);
+        Assert.Equal(0, loop.ServerBytesPending());
         time.Advance(TimeSpan.FromSeconds(1));
         var close = Assert.Single(ClientFrames.Decode(await loop.ReadAsync(4)));
         Assert.Equal(1001, ClientFrames.Status(close.Payload));
@@ -240,4 +250,14 @@ public sealed class MessageApiTests
         WebSocketCloseInfo info = await run.WaitAsync(Loopback.Timeout());
         Assert.Equal(SessionTimerResult.CloseTimeout, info.Timeout);
     }
+
+    /// <summary>Sends a Ping and reads its Pong: everything the peer sent before has been read by the server.</summary>
+    private static async Task PingPongAsync(Loopback loop, string payload)
+    {
+        await loop.SendAsync(ClientFrames.Frame(WebSocketOpcode.Ping, Encoding.UTF8.GetBytes(payload)));
+        var pong = Assert.Single(ClientFrames.Decode(await loop.ReadAsync(2 + payload.Length)));
+        Assert.Equal(WebSocketOpcode.Pong, pong.Opcode);
+        Assert.Equal(payload, Encoding.UTF8.GetString(pong.Payload));
+    }
+
 }
