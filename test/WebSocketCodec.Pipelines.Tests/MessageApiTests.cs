@@ -259,5 +259,4 @@ public sealed class MessageApiTests
         Assert.Equal(WebSocketOpcode.Pong, pong.Opcode);
         Assert.Equal(payload, Encoding.UTF8.GetString(pong.Payload));
     }
-
 }

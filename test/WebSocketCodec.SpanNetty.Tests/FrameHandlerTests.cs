@@ -359,5 +359,4 @@ public sealed class FrameHandlerTests : LeakCheckedTests
         channel.RunPendingTasks();
         return true;
     }
-
 }
