@@ -12,10 +12,10 @@ internal sealed record ClientReport
     /// <summary>Failures so far, by reason.</summary>
     public Dictionary<string, int> Failures { get; init; } = [];
 
-    /// <summary>Handshake times (connect included), histogram buckets in nanoseconds.</summary>
+    /// <summary>Handshake times (connect included): [value in nanoseconds, count] pairs of an HdrHistogram.</summary>
     public long[][]? Handshakes { get; init; }
 
-    /// <summary>Round trips during the hold, histogram buckets in nanoseconds.</summary>
+    /// <summary>Round trips during the hold: [value in nanoseconds, count] pairs of an HdrHistogram.</summary>
     public long[][]? RoundTrips { get; init; }
 
     public long Batches { get; init; }

@@ -1,14 +1,16 @@
 using System.Collections.Concurrent;
+using HdrHistogram;
 using WebSocketCodec.PerfTest;
 
 namespace WebSocketCodec.Scale;
 
 /// <summary>What one process's websockets measured, safe to record from any thread: handshake and round-trip
-/// histograms (nanoseconds), messages and batches sent, and failures counted by reason.</summary>
+/// histograms (nanoseconds, HdrHistogram's concurrent histogram), messages and batches sent, and failures counted by
+/// reason.</summary>
 internal sealed class LoadStats
 {
-    private readonly LatencyHistogram _handshakes = new();
-    private readonly LatencyHistogram _roundTrips = new();
+    private readonly LongConcurrentHistogram _handshakes = LatencyRecording.CreateConcurrent();
+    private readonly LongConcurrentHistogram _roundTrips = LatencyRecording.CreateConcurrent();
     private long _batches;
     private long _messages;
 
@@ -18,21 +20,9 @@ internal sealed class LoadStats
 
     public long Messages => Interlocked.Read(ref _messages);
 
-    public void RecordHandshake(TimeSpan elapsed)
-    {
-        lock (_handshakes)
-        {
-            _handshakes.Record(elapsed.Ticks * 100);
-        }
-    }
+    public void RecordHandshake(TimeSpan elapsed) => LatencyRecording.Record(_handshakes, elapsed.Ticks * 100);
 
-    public void RecordRoundTrip(TimeSpan elapsed)
-    {
-        lock (_roundTrips)
-        {
-            _roundTrips.Record(elapsed.Ticks * 100);
-        }
-    }
+    public void RecordRoundTrip(TimeSpan elapsed) => LatencyRecording.Record(_roundTrips, elapsed.Ticks * 100);
 
     public void AddBatch(int messages)
     {
@@ -42,33 +32,9 @@ internal sealed class LoadStats
 
     public void Fail(string reason) => Failures.AddOrUpdate(reason, 1, (_, count) => count + 1);
 
-    /// <summary>A copy of the handshake histogram's buckets.</summary>
-    public long[][] HandshakeBuckets()
-    {
-        lock (_handshakes)
-        {
-            return ToBuckets(_handshakes);
-        }
-    }
+    /// <summary>The handshake times so far, as [value, count] pairs.</summary>
+    public long[][] HandshakeBuckets() => LatencyRecording.ToPairs(_handshakes);
 
-    /// <summary>A copy of the round-trip histogram's buckets.</summary>
-    public long[][] RoundTripBuckets()
-    {
-        lock (_roundTrips)
-        {
-            return ToBuckets(_roundTrips);
-        }
-    }
-
-    /// <summary>A histogram's buckets as [index, count] pairs (JSON-friendly).</summary>
-    public static long[][] ToBuckets(LatencyHistogram histogram) => [.. histogram.Buckets().Select(b => new[] { b.Index, b.Count })];
-
-    /// <summary>Adds [index, count] pairs to <paramref name="histogram"/>.</summary>
-    public static void AddBuckets(LatencyHistogram histogram, long[][]? buckets)
-    {
-        foreach (long[] bucket in buckets ?? [])
-        {
-            histogram.AddBucket((int)bucket[0], bucket[1]);
-        }
-    }
+    /// <summary>The round trips so far, as [value, count] pairs.</summary>
+    public long[][] RoundTripBuckets() => LatencyRecording.ToPairs(_roundTrips);
 }

@@ -1,5 +1,6 @@
 using System.Globalization;
 using System.Net;
+using HdrHistogram;
 using WebSocketCodec.PerfTest;
 
 namespace WebSocketCodec.Scale;
@@ -95,16 +96,16 @@ public static class ScaleRunner
             closed.CopyTo(reports, 0);
             IReadOnlyDictionary<string, string> afterClose = await server.MemoryAsync();
 
-            var handshakes = new LatencyHistogram();
-            var roundTrips = new LatencyHistogram();
+            LongHistogram handshakes = LatencyRecording.Create();
+            LongHistogram roundTrips = LatencyRecording.Create();
             foreach (ClientReport report in connected)
             {
-                LoadStats.AddBuckets(handshakes, report.Handshakes);
+                LatencyRecording.AddPairs(handshakes, report.Handshakes);
             }
 
             foreach (ClientReport report in held)
             {
-                LoadStats.AddBuckets(roundTrips, report.RoundTrips);
+                LatencyRecording.AddPairs(roundTrips, report.RoundTrips);
             }
 
             return new ScaleResult
@@ -119,15 +120,15 @@ public static class ScaleRunner
                 SourceAddresses = processes * sources,
                 Failures = closed.SelectMany(r => r.Failures).GroupBy(f => f.Key).ToDictionary(g => g.Key, g => g.Sum(f => f.Value)),
                 ConnectSeconds = connected.Max(r => r.Seconds),
-                HandshakeP50Ms = handshakes.Percentile(50) / 1e6,
-                HandshakeP99Ms = handshakes.Percentile(99) / 1e6,
+                HandshakeP50Ms = LatencyRecording.Percentile(handshakes, 50) / 1e6,
+                HandshakeP99Ms = LatencyRecording.Percentile(handshakes, 99) / 1e6,
                 HoldSeconds = options.Hold.TotalSeconds,
                 Batches = held.Sum(r => r.Batches),
                 Sent = held.Sum(r => r.Sent),
                 Received = held.Sum(r => r.Received),
-                RoundTripP50Ms = roundTrips.Percentile(50) / 1e6,
-                RoundTripP99Ms = roundTrips.Percentile(99) / 1e6,
-                RoundTripMaxMs = roundTrips.Max() / 1e6,
+                RoundTripP50Ms = LatencyRecording.Percentile(roundTrips, 50) / 1e6,
+                RoundTripP99Ms = LatencyRecording.Percentile(roundTrips, 99) / 1e6,
+                RoundTripMaxMs = (roundTrips.TotalCount == 0 ? 0 : roundTrips.GetMaxValue()) / 1e6,
                 ClosedCleanly = closed.Sum(r => r.ClosedCleanly),
                 LoadAverage = load,
                 HeapGrowth = typesBefore is null || typesOpen is null ? [] : HeapTypes.Growth(typesBefore, typesOpen, Math.Max(1, held.Sum(r => r.Open)), options.HeapTypes),

@@ -2,6 +2,7 @@ using System.Buffers.Binary;
 using System.Diagnostics;
 using System.Net;
 using System.Net.WebSockets;
+using HdrHistogram;
 
 namespace WebSocketCodec.PerfTest;
 
@@ -30,7 +31,7 @@ internal sealed class ClientWebSocketLoad : ILoadConnection
         _window = window;
     }
 
-    public LatencyHistogram Latency { get; } = new();
+    public LongHistogram Latency { get; } = LatencyRecording.Create();
 
     public long Received => Interlocked.Read(ref _received);
 
@@ -135,7 +136,7 @@ internal sealed class ClientWebSocketLoad : ILoadConnection
                 if (_measuring)
                 {
                     long sent = BinaryPrimitives.ReadInt64LittleEndian(buffer);
-                    Latency.Record((long)((Stopwatch.GetTimestamp() - sent) * (1_000_000_000.0 / Stopwatch.Frequency)));
+                    LatencyRecording.Record(Latency, (long)((Stopwatch.GetTimestamp() - sent) * (1_000_000_000.0 / Stopwatch.Frequency)));
                     Interlocked.Increment(ref _received);
                 }
 

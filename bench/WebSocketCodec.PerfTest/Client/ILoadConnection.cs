@@ -1,3 +1,5 @@
+using HdrHistogram;
+
 namespace WebSocketCodec.PerfTest;
 
 /// <summary>One websocket of the load: keeps a window of frames in flight and records each echo's round trip.</summary>
@@ -10,7 +12,7 @@ internal interface ILoadConnection : IAsyncDisposable
     long Received { get; }
 
     /// <summary>Round trips recorded while measuring (nanoseconds).</summary>
-    LatencyHistogram Latency { get; }
+    LongHistogram Latency { get; }
 
     /// <summary>Where the loops are, for a stuck run's report.</summary>
     string State { get; }

@@ -5,6 +5,7 @@ using System.Net;
 using System.Net.Security;
 using System.Net.Sockets;
 using System.Text;
+using HdrHistogram;
 
 namespace WebSocketCodec.PerfTest;
 
@@ -36,7 +37,7 @@ internal sealed class LoadConnection : ILoadConnection
         _frames = new byte[_frameLength * window];
     }
 
-    public LatencyHistogram Latency { get; } = new();
+    public LongHistogram Latency { get; } = LatencyRecording.Create();
 
     private long _received;
 
@@ -275,7 +276,7 @@ internal sealed class LoadConnection : ILoadConnection
                 }
 
                 long sent = BinaryPrimitives.ReadInt64LittleEndian(stamp);
-                Latency.Record((long)((now - sent) * (1_000_000_000.0 / Stopwatch.Frequency)));
+                LatencyRecording.Record(Latency, (long)((now - sent) * (1_000_000_000.0 / Stopwatch.Frequency)));
             }
 
             consumed += header + length;

@@ -1,5 +1,6 @@
 using System.Diagnostics;
 using System.Net;
+using HdrHistogram;
 
 namespace WebSocketCodec.PerfTest;
 
@@ -75,7 +76,7 @@ public static class PerfRunner
             }
 
             Trace("stopped");
-            var latency = new LatencyHistogram();
+            LongHistogram latency = LatencyRecording.Create();
             long messages = 0;
             foreach (ILoadConnection connection in connections)
             {
@@ -85,7 +86,7 @@ public static class PerfRunner
 
             return new PerfResult(
                 options.Http2 ? (variant == PerfTest.Variants.RawUpgrade ? "raw-h2" : variant + "-h2") : variant, Math.Max(8, options.Payload), options.Window, options.Connections, options.Tls, seconds, messages,
-                messages / seconds, latency.Percentile(50) / 1000.0, latency.Percentile(95) / 1000.0, latency.Percentile(99) / 1000.0,
+                messages / seconds, LatencyRecording.Percentile(latency, 50) / 1000.0, LatencyRecording.Percentile(latency, 95) / 1000.0, LatencyRecording.Percentile(latency, 99) / 1000.0,
                 after.Gen0 - before.Gen0, after.Gen1 - before.Gen1, after.Gen2 - before.Gen2,
                 messages == 0 ? 0 : (after.Allocated - before.Allocated) / (double)messages)
             {

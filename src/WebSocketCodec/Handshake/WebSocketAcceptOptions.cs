@@ -35,7 +35,8 @@ public sealed class WebSocketAcceptOptions
     /// <summary>The most websockets open at once on one Kestrel endpoint (one <c>MapWebSocket</c>, one
     /// <c>UseWebSockets</c> listener); a handshake beyond gets 503 and is not upgraded. (The SpanNetty handlers
     /// are created per connection: there the application's channel initializer keeps the count.)
-    /// 10,000 by default: at about 15 KiB per idle websocket that is some 150 MiB; raise it for bigger servers.</summary>
+    /// 10,000 by default; raise it for bigger servers (the README's scale tool section gives the memory an idle
+    /// websocket holds).</summary>
     public int MaxConcurrentWebSockets { get; set; } = 10_000;
 
     /// <summary>A copy whose later changes do not reach this instance (the collections are shared: they are read only).</summary>

@@ -103,7 +103,12 @@ public sealed class CloseRaceTests
         {
             if (sent >= pauseAfter)
             {
-                await Task.Delay(Timeout.Infinite, stop).ContinueWith(static _ => { }, TaskScheduler.Default);
+                var stopped = new TaskCompletionSource(TaskCreationOptions.RunContinuationsAsynchronously);
+                using (stop.Register(() => stopped.TrySetResult()))
+                {
+                    await stopped.Task; // quiet until the test says stop
+                }
+
                 return;
             }
 

@@ -36,7 +36,7 @@ public sealed class FrameTrickleTests(ITestOutputHelper output)
             }
 
             Assert.InRange(server.Pool.OutstandingBytes, 0, 4096 + i + 1); // one 4 KiB segment for what trickled in
-            await Task.Delay(200, bound.Token); // pacing
+            await Task.Delay(200, bound.Token); // pacing: the hostile peer trickles its frame on purpose
         }
 
         output.WriteLine($"{path}: given up: {(end.IsCompleted ? (await end).ToString() : "no")}");

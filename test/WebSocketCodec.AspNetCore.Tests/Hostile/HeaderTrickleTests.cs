@@ -42,7 +42,7 @@ public sealed class HeaderTrickleTests(ITestOutputHelper output)
                 echoes++;
             }
 
-            await Task.Delay(5, bound.Token); // pacing
+            await Task.Delay(5, bound.Token); // pacing: the hostile peer trickles its head on purpose
         }
 
         string response = Encoding.ASCII.GetString(await answer.WaitAsync(bound.Token));

@@ -39,7 +39,7 @@ public sealed class NeverReadingPeerTests(ITestOutputHelper output)
                 catch (OperationCanceledException) when (!bound.IsCancellationRequested)
                 {
                     stuckAt ??= clock.Elapsed; // the server stopped reading: its output is stuck
-                    await Task.Delay(100, bound.Token);
+                    await Task.Delay(100, bound.Token); // pacing: the peer that never reads pushes again a little later
                 }
             }
         }

@@ -58,7 +58,7 @@ public sealed class NeverReadingTests(ITestOutputHelper output)
         bool servedMeanwhile = false;
         while (!sending.IsCompleted)
         {
-            await Task.WhenAny(sending, Task.Delay(20, bound.Token)); // pacing
+            await Task.WhenAny(sending, Task.Delay(20, bound.Token)); // pacing: samples the pool while the peer pushes
             if (!servedMeanwhile && Interlocked.Read(ref sent) >= 4 << 20)
             {
                 servedMeanwhile = true; // echoes are piling up by now

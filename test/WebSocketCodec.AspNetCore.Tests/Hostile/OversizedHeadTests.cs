@@ -35,7 +35,7 @@ public sealed class OversizedHeadTests(ITestOutputHelper output)
             }
 
             sent += filler.Length;
-            await Task.Delay(2, bound.Token); // pacing
+            await Task.Delay(2, bound.Token); // pacing: the hostile peer drips its oversized head on purpose
         }
 
         await HostileServer.AssertEchoAsync(wellBehaved, "served meanwhile", bound.Token);

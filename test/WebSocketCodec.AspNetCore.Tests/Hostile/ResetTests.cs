@@ -92,13 +92,11 @@ public sealed class ResetTests(ITestOutputHelper output)
         await server.Connections.WhenAtMostAsync(0, bound.Token);
     }
 
-    /// <summary>Waits (5 ms steps: no event says "read") until the server holds a partial frame's bytes.</summary>
+    /// <summary>Waits (polling: no event says "read") until the server holds a partial frame's bytes.</summary>
     private static async Task WhenHoldingAsync(HostileServer server, long bytes, CancellationToken cancellationToken)
     {
-        while (server.Pool.OutstandingBytes < bytes)
-        {
-            await Task.Delay(5, cancellationToken);
-        }
+        cancellationToken.ThrowIfCancellationRequested();
+        await Eventually.True(() => server.Pool.OutstandingBytes >= bytes);
     }
 
     /// <summary>Closes with linger 0: the kernel sends RST instead of FIN.</summary>

@@ -71,7 +71,8 @@ public sealed class ClientWebSocketHttp2Tests
         Assert.Equal(WebSocketMessageType.Close, result.MessageType);
         Assert.Equal(WebSocketCloseStatus.EndpointUnavailable, result.CloseStatus);
 
-        // A slow answer still completes the close handshake: the server waits for it before Kestrel stops.
+        // A slow answer still completes the close handshake: the server waits for it before Kestrel stops. The delay
+        // is the scenario (the client answers late on purpose); the Close the server received, below, proves it waited.
         await Task.Delay(1500);
         Assert.False(stop.IsCompleted);
         await client.CloseOutputAsync(WebSocketCloseStatus.EndpointUnavailable, "bye", RawHttp.Timeout());

@@ -9,16 +9,12 @@ namespace WebSocketCodec.AspNetCore.Tests.Http2;
 /// classic CONNECT.</summary>
 public sealed class NodeHttp2InteropTests(NodeFixture node, ITestOutputHelper output) : IClassFixture<NodeFixture>
 {
-    [Theory]
+    [SkippableTheory]
     [InlineData(false)]
     [InlineData(true)]
     public async Task NodeHttp2ClientEchoesOnFiftyStreams(bool tls)
     {
-        if (node.SkipReason is not null)
-        {
-            output.WriteLine("SKIPPED: " + node.SkipReason);
-            return;
-        }
+        Skip.If(node.SkipReason is not null, node.SkipReason);
 
         await using EchoServerHost server = await EchoServerHost.StartAsync(new EchoServerOptions { Port = 0, Tls = tls });
         var (exit, text) = await node.RunAsync("node", $"h2-client.mjs {server.BaseUrl} {EchoServerHost.EchoPath} 50 0,1,125,126,127,65535,65536,70000", TimeSpan.FromSeconds(90));

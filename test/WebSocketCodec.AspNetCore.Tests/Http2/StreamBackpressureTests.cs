@@ -24,16 +24,27 @@ public sealed class StreamBackpressureTests
         using var connection = new HttpMessageInvoker(Http2Requests.Handler());
         var stalled = new List<RawWebSocket>();
         var stalledWrites = new List<Task>();
+        long[] accepted = new long[3]; // bytes each stalled stream's writes handed to the connection
+        const int Chunk = 16 * 1024;
         try
         {
             for (int i = 0; i < 3; i++)
             {
                 RawWebSocket socket = await RawWebSocket.OpenHttp2Async(host.BaseUrl, "/stalled", connection);
                 stalled.Add(socket);
-                stalledWrites.Add(Task.Run(() => socket.SendAsync(new byte[1 << 20]))); // 1 MiB, far beyond its window
+                int index = i;
+                stalledWrites.Add(Task.Run(async () =>
+                {
+                    for (int sent = 0; sent < 1 << 20; sent += Chunk) // 1 MiB, far beyond its window
+                    {
+                        await socket.SendAsync(new byte[Chunk]);
+                        Interlocked.Add(ref accepted[index], Chunk);
+                    }
+                }));
             }
 
-            await Task.Delay(200); // let the stalled streams use up their windows
+            // The stalled streams use up their windows (128 KiB each): their writes get that far, and no farther.
+            await Eventually.True(() => Enumerable.Range(0, 3).All(i => Interlocked.Read(ref accepted[i]) >= (128 * 1024) - Chunk));
             byte[] message = new byte[16 * 1024];
             new Random(7).NextBytes(message);
             await Task.WhenAll(Enumerable.Range(0, 3).Select(async _ =>
@@ -49,6 +60,7 @@ public sealed class StreamBackpressureTests
 
             // The stalled streams' peer is held to the stream window: none of the 1 MiB writes could finish.
             Assert.All(stalledWrites, write => Assert.False(write.IsCompleted));
+            Assert.All(Enumerable.Range(0, 3), i => Assert.InRange(Interlocked.Read(ref accepted[i]), 0, 128 * 1024));
         }
         finally
         {

@@ -5,7 +5,7 @@ namespace WebSocketCodec.AspNetCore.Tests.Infrastructure;
 /// <summary>
 /// Finds Chromium, installing Debian's <c>chromium</c> package with apt-get when it is missing and apt-get can run
 /// (as root). Where neither works (no apt-get, not root, or the package cannot be fetched), <see cref="SkipReason"/>
-/// says why and the browser tests print it.
+/// says why and the browser tests report themselves skipped with it.
 /// </summary>
 public sealed class ChromiumFixture : IAsyncLifetime
 {

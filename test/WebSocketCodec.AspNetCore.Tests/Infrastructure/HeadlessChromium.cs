@@ -54,7 +54,7 @@ public sealed class HeadlessChromium : IAsyncDisposable
                     .Select(t => t.GetProperty("webSocketDebuggerUrl").GetString()).FirstOrDefault();
                 if (target is null)
                 {
-                    await Task.Delay(100, timeout.Token);
+                    await Task.Delay(100, timeout.Token); // polling Chromium's target list, bounded by the timeout
                 }
             }
 
@@ -82,7 +82,7 @@ public sealed class HeadlessChromium : IAsyncDisposable
                 return value;
             }
 
-            await Task.Delay(100, CancellationToken.None);
+            await Task.Delay(100, CancellationToken.None); // polling the page, bounded by the deadline
         }
 
         throw new TimeoutException($"'{expression}' was still '{value}' after {timeout}.");

@@ -41,16 +41,12 @@ public sealed class BrowserTests(ChromiumFixture chromium, ITestOutputHelper out
         </script>
         """;
 
-    [Theory]
+    [SkippableTheory]
     [InlineData(false)]
     [InlineData(true)]
     public async Task ChromiumEchoesEveryLengthAndClosesCleanly(bool tls)
     {
-        if (chromium.SkipReason is not null)
-        {
-            output.WriteLine("SKIPPED: " + chromium.SkipReason);
-            return;
-        }
+        Skip.If(chromium.SkipReason is not null, chromium.SkipReason);
 
         var reported = new TaskCompletionSource<JsonElement>(TaskCreationOptions.RunContinuationsAsynchronously);
         var closes = new TaskCompletionSource<WebSocketCloseInfo>(TaskCreationOptions.RunContinuationsAsynchronously);
@@ -116,16 +112,12 @@ public sealed class BrowserTests(ChromiumFixture chromium, ITestOutputHelper out
 /// page's self-test echoes a text and a 70000-byte binary message, and the server says which protocol carried it.</summary>
 public sealed class EchoServerPageBrowserTests(ChromiumFixture chromium, ITestOutputHelper output) : IClassFixture<ChromiumFixture>
 {
-    [Theory]
+    [SkippableTheory]
     [InlineData(true, EchoStatistics.Http2ExtendedConnect)]
     [InlineData(false, EchoStatistics.Http1Upgrade)]
     public async Task TheDemoPageEchoesOverTheExpectedProtocol(bool tls, string carrier)
     {
-        if (chromium.SkipReason is not null)
-        {
-            output.WriteLine("SKIPPED: " + chromium.SkipReason);
-            return;
-        }
+        Skip.If(chromium.SkipReason is not null, chromium.SkipReason);
 
         await using EchoServerHost server = await EchoServerHost.StartAsync(new EchoServerOptions { Port = 0, Tls = tls });
         string page = tls ? $"https://localhost:{server.BaseUrl.Port}/?selftest" : $"{server.BaseUrl}?selftest";

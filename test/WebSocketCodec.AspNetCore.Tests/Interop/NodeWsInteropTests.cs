@@ -10,17 +10,13 @@ public sealed class NodeWsInteropTests(NodeFixture node, ITestOutputHelper outpu
 {
     private const string Sizes = "0,1,125,126,127,65535,65536,70000";
 
-    [Theory]
+    [SkippableTheory]
     [InlineData("ours", false)]
     [InlineData("ours", true)]
     [InlineData("builtin", false)]
     public async Task WsClientGetsEveryMessageBackFromTheEchoServer(string codec, bool tls)
     {
-        if (node.SkipReason is not null)
-        {
-            output.WriteLine("SKIPPED: " + node.SkipReason);
-            return;
-        }
+        Skip.If(node.SkipReason is not null, node.SkipReason);
 
         await using EchoServerHost server = await EchoServerHost.StartAsync(new EchoServerOptions { Port = 0, Codec = codec, Tls = tls });
         var (exit, text) = await node.RunAsync("node", $"echo-client.mjs {server.Url} {Sizes}", TimeSpan.FromSeconds(60));
@@ -29,14 +25,10 @@ public sealed class NodeWsInteropTests(NodeFixture node, ITestOutputHelper outpu
         Assert.StartsWith("ok 16", text, StringComparison.Ordinal);
     }
 
-    [Fact]
+    [SkippableFact]
     public async Task OurClientGetsEveryMessageBackFromAWsServer()
     {
-        if (node.SkipReason is not null)
-        {
-            output.WriteLine("SKIPPED: " + node.SkipReason);
-            return;
-        }
+        Skip.If(node.SkipReason is not null, node.SkipReason);
 
         var (process, port) = await node.StartEchoServerAsync();
         try

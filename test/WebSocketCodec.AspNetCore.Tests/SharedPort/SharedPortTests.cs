@@ -45,7 +45,7 @@ public sealed class SharedPortTests
         foreach (byte[] piece in new[] { preface[..1], preface[1..5], preface[5..23], preface[23..] })
         {
             await socket.SendAsync(piece, RawHttp.Timeout());
-            await Task.Delay(50);
+            await Task.Delay(50); // pacing: each piece of the preface arrives in its own read
         }
 
         await socket.SendAsync(new byte[] { 0, 0, 0, 0x4, 0, 0, 0, 0, 0 }, RawHttp.Timeout()); // empty SETTINGS

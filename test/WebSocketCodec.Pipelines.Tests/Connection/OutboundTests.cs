@@ -41,7 +41,7 @@ public sealed class OutboundTests
             while (!run.IsCompleted && !sending.IsCancellationRequested)
             {
                 await loop.SendAsync(frame, sending.Token);
-                await Task.Delay(5);
+                await Task.Delay(5); // pacing: a steady trickle of input, not a wait for anything
             }
         });
 

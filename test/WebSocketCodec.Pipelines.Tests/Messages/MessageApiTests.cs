@@ -107,13 +107,17 @@ public sealed class MessageApiTests
         for (int i = 0; i < 5; i++)
         {
             await loop.SendAsync(WireFrames.Client(WebSocketOpcode.Binary, [(byte)i]));
-            await Task.Delay(20);
+            if (i < 2)
+            {
+                await Eventually.True(() => pool.Outstanding == i + 1); // queued (a pooled buffer each) before the next
+            }
         }
 
-        // Reading paused after the queue filled: a Ping sent now is not answered yet.
+        // Reading paused after the queue filled: a Ping sent now is not answered. No signal can show that a frame
+        // was NOT read (a paused loop says nothing), so this one check gives the Pong a moment to not arrive.
         await loop.SendAsync(WireFrames.Client(WebSocketOpcode.Ping, "p"u8));
         await Task.Delay(100);
-        Assert.False(loop.ServerOutputCompleted());
+        Assert.Equal(0, loop.ServerBytesPending());
         using (WebSocketMessage? first = await server.ReceiveAsync(Loopback.Timeout()))
         {
             Assert.Equal([0], first!.Payload.ToArray());
@@ -131,7 +135,7 @@ public sealed class MessageApiTests
         var pool = new CountingPool();
         var server = new MessageWebSocket(new WebSocketConnection(loop.Server, WebSocketRole.Server, new() { Pool = pool }), pool, maxQueuedMessages: 1).Start();
         await loop.SendAsync([.. WireFrames.Client(WebSocketOpcode.Binary, [1]), .. WireFrames.Client(WebSocketOpcode.Binary, [2])]);
-        await Task.Delay(50);
+        await Eventually.True(() => pool.Outstanding >= 1); // read and queued: the queue is full, reading pauses
         await server.DisposeAsync().AsTask().WaitAsync(Loopback.Timeout());
         Assert.Equal(0, pool.Outstanding);
     }
@@ -182,8 +186,7 @@ public sealed class MessageApiTests
         var loop = new Loopback();
         var options = new WebSocketSessionOptions { TimeProvider = time, KeepAliveInterval = TimeSpan.FromSeconds(10), KeepAliveTimeout = TimeSpan.FromSeconds(5) };
         var channel = new WebSocketConnection(loop.Server, WebSocketRole.Server, options);
-        Task<WebSocketCloseInfo> run = channel.RunAsync(new RecordingListener(), Loopback.Timeout());
-        await Task.Delay(50);
+        Task<WebSocketCloseInfo> run = channel.RunAsync(new RecordingListener(), Loopback.Timeout()); // arms its timer before it first awaits
         time.Advance(TimeSpan.FromSeconds(10));
         var ping = Assert.Single(WireFrames.Read(await loop.ReadAsync(2), WebSocketRole.Client, validateUtf8: false));
         return (time, loop, run, ping);
@@ -208,9 +211,13 @@ public sealed class MessageApiTests
     {
         var (time, loop, run, ping) = await StartAndAwaitTheFirstPingAsync();
         await loop.SendAsync(WireFrames.Client(WebSocketOpcode.Pong, ping.Payload));
-        await Task.Delay(50);
+        await PingPongAsync(loop, "a"); // the server read the Pong before the clock moves on
         time.Advance(TimeSpan.FromSeconds(6));
-        await Task.Delay(50);
+
+        // Two round trips after the Pong timeout's moment: the loop handles a due timer before it reads again, so the
+        // second Pong proves the timer ran and left the websocket open (a keep-alive timeout would have sent 1001).
+        await PingPongAsync(loop, "b");
+        await PingPongAsync(loop, "c");
         Assert.False(run.IsCompleted);
         await loop.SendAsync(WireFrames.ClientClose(1000));
         Assert.True((await run.WaitAsync(Loopback.Timeout())).IsClean);
@@ -223,11 +230,14 @@ public sealed class MessageApiTests
         var loop = new Loopback();
         var options = new WebSocketSessionOptions { TimeProvider = time, IdleTimeout = TimeSpan.FromSeconds(30), CloseTimeout = TimeSpan.FromSeconds(3) };
         var channel = new WebSocketConnection(loop.Server, WebSocketRole.Server, options);
-        Task<WebSocketCloseInfo> run = channel.RunAsync(new RecordingListener(), Loopback.Timeout());
-        await Task.Delay(50);
+        Task<WebSocketCloseInfo> run = channel.RunAsync(new RecordingListener(), Loopback.Timeout()); // arms its timer before it first awaits
         time.Advance(TimeSpan.FromSeconds(29));
+
+        // Nothing may happen at 29 s, and no signal can say so: any frame from the peer (a Ping to be answered) would
+        // reset the idle clock. So this one check waits a moment for a Close that must not come.
         await Task.Delay(50);
         Assert.Equal(WebSocketSessionState.Open, channel.State);
+        Assert.Equal(0, loop.ServerBytesPending());
         time.Advance(TimeSpan.FromSeconds(1));
         var close = Assert.Single(WireFrames.Read(await loop.ReadAsync(4), WebSocketRole.Client, validateUtf8: false));
         Assert.Equal(1001, WireFrames.CloseStatusOf(close.Payload));
@@ -236,5 +246,14 @@ public sealed class MessageApiTests
         time.Advance(TimeSpan.FromSeconds(3));
         WebSocketCloseInfo info = await run.WaitAsync(Loopback.Timeout());
         Assert.Equal(WebSocketEndReason.CloseTimeout, info.EndReason);
+    }
+
+    /// <summary>Sends a Ping and reads its Pong: everything the peer sent before has been read by the server.</summary>
+    private static async Task PingPongAsync(Loopback loop, string payload)
+    {
+        await loop.SendAsync(WireFrames.Client(WebSocketOpcode.Ping, Encoding.UTF8.GetBytes(payload)));
+        var pong = Assert.Single(WireFrames.Read(await loop.ReadAsync(2 + payload.Length), WebSocketRole.Client));
+        Assert.Equal(WebSocketOpcode.Pong, pong.Opcode);
+        Assert.Equal(payload, Encoding.UTF8.GetString(pong.Payload));
     }
 }

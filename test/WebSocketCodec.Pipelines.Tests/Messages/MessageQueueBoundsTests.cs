@@ -14,13 +14,19 @@ public sealed class MessageQueueBoundsTests
         var channel = new WebSocketConnection(loop.Server, WebSocketRole.Server, new() { Pool = pool });
         var server = new MessageWebSocket(channel, pool, maxQueuedMessages: 1000, maxQueuedBytes: 10_000).Start();
 
-        // Each message in its own read: after three (12,000 B) the loop stops reading, so a Ping behind them waits.
+        // Each message in its own read (the first three are queued, each holding a pooled buffer, before the next is
+        // sent): after three (12,000 B) the loop stops reading, so a Ping behind them waits.
         for (int i = 0; i < 5; i++)
         {
             await loop.SendAsync(WireFrames.Client(WebSocketOpcode.Binary, Enumerable.Repeat((byte)i, 4000).ToArray()));
-            await Task.Delay(20);
+            if (i < 3)
+            {
+                await Eventually.True(() => pool.Outstanding == i + 1);
+            }
         }
 
+        // No signal can show that a frame was NOT read (a paused loop says nothing): the Pong is given a moment to not
+        // arrive.
         await loop.SendAsync(WireFrames.Client(WebSocketOpcode.Ping, "p"u8));
         await Task.Delay(100);
         Assert.Equal(0, loop.ServerBytesPending()); // no Pong: the Ping was not read
@@ -54,12 +60,7 @@ public sealed class MessageQueueBoundsTests
 
         Assert.Equal(WebSocketState.Closed, socket.State);
         await socket.Messages.Completion.WaitAsync(Loopback.Timeout());
-        for (int i = 0; i < 100 && pool.Outstanding != 0; i++)
-        {
-            await Task.Delay(20); // the read loop's end returns the queued buffers in the background
-        }
-
-        Assert.Equal(0, pool.Outstanding);
+        await Eventually.True(() => pool.Outstanding == 0); // the read loop's end returns the queued buffers in the background
         await Assert.ThrowsAsync<ObjectDisposedException>(async () => await socket.ReceiveAsync(buffer.AsMemory(), default));
     }
 }

@@ -318,12 +318,8 @@ public sealed class FrameHandlerTests : LeakCheckedTests
             KeepAliveTimeout = TimeSpan.FromMilliseconds(100),
         });
         var handler = channel.Pipeline.Get<WebSocketChannelHandler>();
-        for (int i = 0; i < 40 && channel.IsActive; i++)
-        {
-            await Task.Delay(25);
-            channel.RunScheduledPendingTasks();
-            channel.RunPendingTasks();
-        }
+        // The handler schedules on the channel's event loop, which runs on the wall clock: run what is due until closed.
+        await Eventually.True(() => RunDueTasks(channel) && !channel.IsActive);
 
         var frames = WireFrames.Read(Wire.Outbound(channel), WebSocketRole.Client);
         Assert.Equal(WebSocketOpcode.Ping, frames[0].Opcode);
@@ -354,5 +350,13 @@ public sealed class FrameHandlerTests : LeakCheckedTests
         var frames = WireFrames.Read(Wire.Outbound(channel), WebSocketRole.Client);
         Assert.Equal(["whole", "", "fragments"], frames.Select(f => Encoding.UTF8.GetString(f.Payload)));
         channel.FinishAndReleaseAll();
+    }
+
+    /// <summary>Runs the embedded channel's due scheduled tasks and pending tasks; returns true (for conditions).</summary>
+    internal static bool RunDueTasks(EmbeddedChannel channel)
+    {
+        channel.RunScheduledPendingTasks();
+        channel.RunPendingTasks();
+        return true;
     }
 }

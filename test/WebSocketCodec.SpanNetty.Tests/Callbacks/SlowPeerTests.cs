@@ -155,7 +155,7 @@ public sealed class SlowPeerTests(ITestOutputHelper output) : LeakCheckedTests
             }
             catch (OperationCanceledException)
             {
-                await Task.WhenAny(end, Task.Delay(100, CancellationToken.None)); // the server stopped reading
+                await Task.WhenAny(end, Task.Delay(100, CancellationToken.None)); // pacing: the server stopped reading; push again a little later
             }
             catch (SocketException)
             {

@@ -79,7 +79,7 @@ public sealed class InteropTests : LeakCheckedTests
                 .Handler(new ActionChannelInitializer<IChannel>(ch => ch.Pipeline.AddLast(
                     new HttpClientCodec(), new HttpObjectAggregator(8192), protocol, new TextCollector(received.Writer))))
                 .ConnectAsync(new IPEndPoint(IPAddress.Loopback, server.Url.Port));
-            await WaitAsync(() => protocol.Handshaker.IsHandshakeComplete);
+            await Eventually.True(() => protocol.Handshaker.IsHandshakeComplete);
             for (int i = 0; i < 20; i++)
             {
                 await channel.WriteAndFlushAsync(new TextWebSocketFrame($"frame {i}"));
@@ -154,16 +154,6 @@ public sealed class InteropTests : LeakCheckedTests
                 return message.ToArray();
             }
         }
-    }
-
-    private static async Task WaitAsync(Func<bool> condition)
-    {
-        for (int i = 0; i < 400 && !condition(); i++)
-        {
-            await Task.Delay(50);
-        }
-
-        Assert.True(condition());
     }
 
     private static CancellationToken Timeout() => new CancellationTokenSource(TimeSpan.FromSeconds(30)).Token;
