@@ -72,7 +72,7 @@ public sealed partial class ClientUpgradeTests : LeakCheckedTests
     public async Task NoAnswerInTimeFailsTheHandshake()
     {
         var (channel, upgrade, _) = Connect(new WebSocketClientOptions { HandshakeTimeout = TimeSpan.FromMilliseconds(100) });
-        await Eventually.True(() => FrameHandlerTests.RunDueTasks(channel) && upgrade.Completion.IsCompleted); // wall-clock timer
+        await Eventually.True(() => Callbacks.FrameHandlerTests.RunDueTasks(channel) && upgrade.Completion.IsCompleted); // wall-clock timer
         Assert.IsType<WebSocketHandshakeException>(upgrade.Completion.Exception?.InnerException);
         Assert.False(channel.IsActive);
         channel.FinishAndReleaseAll();

@@ -135,13 +135,13 @@ public sealed class ServerUpgradeTests : LeakCheckedTests
         EmbeddedChannel slow = Server(new WebSocketAcceptOptions { HandshakeTimeout = TimeSpan.FromMilliseconds(100) });
         var upgrade = slow.Pipeline.Get<WebSocketServerUpgradeHandler>();
         slow.WriteInbound(Wire.Buffer("GET /ws HTTP/1.1\r\nHost:"u8));
-        await Eventually.True(() => FrameHandlerTests.RunDueTasks(slow) && upgrade.Completion.IsCompleted); // wall-clock timers
+        await Eventually.True(() => Callbacks.FrameHandlerTests.RunDueTasks(slow) && upgrade.Completion.IsCompleted); // wall-clock timers
         Assert.StartsWith("HTTP/1.1 408 ", Encoding.ASCII.GetString(Wire.Outbound(slow)));
         Assert.Equal(408, Assert.IsType<WebSocketHandshakeException>(upgrade.Completion.Exception!.InnerException).StatusCode);
 
         foreach (EmbeddedChannel channel in new[] { refused, slow })
         {
-            await Eventually.True(() => FrameHandlerTests.RunDueTasks(channel) && !channel.IsActive); // after the linger
+            await Eventually.True(() => Callbacks.FrameHandlerTests.RunDueTasks(channel) && !channel.IsActive); // after the linger
         }
         slow.FinishAndReleaseAll();
         refused.FinishAndReleaseAll();
