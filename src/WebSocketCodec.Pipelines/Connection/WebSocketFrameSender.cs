@@ -62,13 +62,7 @@ public sealed class WebSocketFrameSender
             return false;
         }
 
-        OutboundFragmentOrder order = _order;
-        order.Next(opcode, fin);
-        // Straight into the coalescing writer (a sealed class, so no interface call per frame): the longest header
-        // (14 bytes) plus the payload fits whatever the header's form.
-        CoalescingWriter writer = _output.Current;
-        writer.Advance(_encoder.Write(writer.GetSpan(payload.Length + 14), opcode, payload, fin));
-        _order = order; // recorded once the frame is written
+        _output.Current.WriteFrame(_encoder, ref _order, opcode, payload, fin); // no interface call per frame
         LoopSent = true;
         return true;
     }
@@ -110,10 +104,7 @@ public sealed class WebSocketFrameSender
                 return false;
             }
 
-            OutboundFragmentOrder order = _order;
-            order.Next(opcode, fin);
-            _encoder.Write(_output.Current, opcode, payload, fin);
-            _order = order;
+            _output.Current.WriteFrame(_encoder, ref _order, opcode, payload, fin);
             stopped = _output.AfterAppendLocked();
         }
 
@@ -140,10 +131,7 @@ public sealed class WebSocketFrameSender
         lock (_output.Sync)
         {
             _channel.CheckCanSend();
-            OutboundFragmentOrder order = _order;
-            order.Next(opcode, fin);
-            _encoder.Write(_output.Current, opcode, payload.Span, fin);
-            _order = order; // recorded once the frame is written
+            _output.Current.WriteFrame(_encoder, ref _order, opcode, payload.Span, fin);
             stopped = _output.AfterAppendLocked();
         }
 

@@ -74,11 +74,7 @@ public sealed class ChannelFrameSender
             return false;
         }
 
-        OutboundFragmentOrder order = _order;
-        order.Next(opcode, fin);
-        ChannelOutput output = _output;
-        output.Advance(_encoder.Write(output.GetSpan(payload.Length + PrefixRoom), opcode, payload, fin));
-        _order = order; // recorded once the frame is written
+        _output.WriteFrame(_encoder, ref _order, opcode, payload, fin);
         LoopSent = true;
         return true;
     }

@@ -54,6 +54,20 @@ internal abstract class ChunkWriter : IBufferWriter<byte>
         _written += count;
     }
 
+    /// <summary>Writes one data frame straight into the chunk (the longest header plus the payload fits whatever the
+    /// header's form), checking it against the order of the frames before it; the order advances once it is
+    /// written.</summary>
+    /// <exception cref="InvalidOperationException">The frame is out of fragment order (nothing is written).</exception>
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    public void WriteFrame(
+        FrameEncoder encoder, ref OutboundFragmentOrder order, WebSocketOpcode opcode, ReadOnlySpan<byte> payload, bool fin)
+    {
+        OutboundFragmentOrder next = order;
+        next.Next(opcode, fin);
+        Advance(encoder.Write(GetSpan(payload.Length + FrameHeaderReader.MaxHeaderLength), opcode, payload, fin));
+        order = next;
+    }
+
     /// <summary>Hands on the current chunk (if any) and attaches a new one of at least <paramref name="sizeHint"/>
     /// bytes.</summary>
     /// <returns>The new chunk's memory.</returns>
