@@ -56,7 +56,7 @@ public sealed class WebSocketFrameSender
     public bool Send(WebSocketOpcode opcode, ReadOnlySpan<byte> payload, bool fin = true)
     {
         _channel.CheckOnReadLoop();
-        CheckDataOpcode(opcode);
+        OutboundFragmentOrder.CheckDataOpcode(opcode);
         if (!_channel.CanSend)
         {
             return false;
@@ -95,7 +95,7 @@ public sealed class WebSocketFrameSender
     /// <returns>Whether the frame was appended (false: not writable now, or closing; nothing was appended).</returns>
     public bool TrySend(WebSocketOpcode opcode, ReadOnlySpan<byte> payload, bool fin = true)
     {
-        CheckDataOpcode(opcode);
+        OutboundFragmentOrder.CheckDataOpcode(opcode);
         bool stopped;
         lock (_output.Sync)
         {
@@ -119,7 +119,7 @@ public sealed class WebSocketFrameSender
     public async ValueTask SendAsync(
         WebSocketOpcode opcode, ReadOnlyMemory<byte> payload, bool fin = true, CancellationToken cancellationToken = default)
     {
-        CheckDataOpcode(opcode);
+        OutboundFragmentOrder.CheckDataOpcode(opcode);
         if (_channel.IsOnReadLoop)
         {
             Send(opcode, payload.Span, fin);
@@ -207,7 +207,7 @@ public sealed class WebSocketFrameSender
     private IBufferWriter<byte> SyncTarget(WebSocketOpcode opcode, bool fin)
     {
         _channel.CheckOnReadLoop();
-        CheckDataOpcode(opcode);
+        OutboundFragmentOrder.CheckDataOpcode(opcode);
         if (!_channel.CanSend)
         {
             return Discard;
@@ -217,17 +217,4 @@ public sealed class WebSocketFrameSender
         LoopSent = true;
         return _output.Current;
     }
-
-    [MethodImpl(MethodImplOptions.AggressiveInlining)]
-    private static void CheckDataOpcode(WebSocketOpcode opcode)
-    {
-        if (opcode == WebSocketOpcode.Close)
-        {
-            ThrowCloseOpcode();
-        }
-    }
-
-    [MethodImpl(MethodImplOptions.NoInlining)]
-    private static void ThrowCloseOpcode() =>
-        throw new ArgumentException("A Close is sent with CloseAsync only: it runs the close handshake.", "opcode");
 }

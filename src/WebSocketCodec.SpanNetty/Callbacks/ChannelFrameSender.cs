@@ -68,7 +68,7 @@ public sealed class ChannelFrameSender
     public bool Send(WebSocketOpcode opcode, ReadOnlySpan<byte> payload, bool fin = true)
     {
         _handler.CheckOnLoop();
-        CheckDataOpcode(opcode);
+        OutboundFragmentOrder.CheckDataOpcode(opcode);
         if (!_handler.CanSend)
         {
             return false;
@@ -86,7 +86,7 @@ public sealed class ChannelFrameSender
     /// <returns>Whether the frame was taken.</returns>
     public bool TrySend(WebSocketOpcode opcode, ReadOnlySpan<byte> payload, bool fin = true)
     {
-        CheckDataOpcode(opcode);
+        OutboundFragmentOrder.CheckDataOpcode(opcode);
         if (!_handler.CanSend || !IsWritable)
         {
             return false;
@@ -152,7 +152,7 @@ public sealed class ChannelFrameSender
         try
         {
             _handler.CheckOnLoop();
-            CheckDataOpcode(opcode);
+            OutboundFragmentOrder.CheckDataOpcode(opcode);
             if (!_handler.CanSend)
             {
                 frame.Release();
@@ -213,7 +213,7 @@ public sealed class ChannelFrameSender
     /// <exception cref="InvalidOperationException">The websocket is closing or closed (in the task).</exception>
     public Task SendAsync(WebSocketOpcode opcode, ReadOnlyMemory<byte> payload, bool fin = true, CancellationToken cancellationToken = default)
     {
-        CheckDataOpcode(opcode);
+        OutboundFragmentOrder.CheckDataOpcode(opcode);
         var done = new TaskCompletionSource(TaskCreationOptions.RunContinuationsAsynchronously);
         var send = new PendingSend(opcode, payload, fin, done);
         if (IsOnEventLoop)
@@ -301,7 +301,7 @@ public sealed class ChannelFrameSender
     private IBufferWriter<byte> SyncTarget(WebSocketOpcode opcode, bool fin)
     {
         _handler.CheckOnLoop();
-        CheckDataOpcode(opcode);
+        OutboundFragmentOrder.CheckDataOpcode(opcode);
         if (!_handler.CanSend)
         {
             return Discard;
@@ -311,17 +311,4 @@ public sealed class ChannelFrameSender
         LoopSent = true;
         return _output;
     }
-
-    [MethodImpl(MethodImplOptions.AggressiveInlining)]
-    private static void CheckDataOpcode(WebSocketOpcode opcode)
-    {
-        if (opcode == WebSocketOpcode.Close)
-        {
-            ThrowCloseOpcode();
-        }
-    }
-
-    [MethodImpl(MethodImplOptions.NoInlining)]
-    private static void ThrowCloseOpcode() =>
-        throw new ArgumentException("A Close is sent with CloseAsync only: it runs the close handshake.", "opcode");
 }

@@ -37,6 +37,20 @@ internal struct OutboundFragmentOrder
         }
     }
 
+    /// <summary>Refuses a Close from the data-frame sends: a Close goes through the close handshake only.</summary>
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    public static void CheckDataOpcode(WebSocketOpcode opcode)
+    {
+        if (opcode == WebSocketOpcode.Close)
+        {
+            ThrowCloseOpcode();
+        }
+    }
+
     [MethodImpl(MethodImplOptions.NoInlining)]
     private static void ThrowOrder(string message) => throw new InvalidOperationException(message);
+
+    [MethodImpl(MethodImplOptions.NoInlining)]
+    private static void ThrowCloseOpcode() =>
+        throw new ArgumentException("A Close is sent with CloseAsync only: it runs the close handshake.", "opcode");
 }

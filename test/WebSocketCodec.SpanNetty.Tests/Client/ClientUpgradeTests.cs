@@ -44,13 +44,15 @@ public sealed partial class ClientUpgradeTests : LeakCheckedTests
         channel.FinishAndReleaseAll();
     }
 
+    /// <summary>The status is what the server answered (101 too, when the 101 itself is wrong), as on the Pipelines
+    /// client; none when the answer is not HTTP.</summary>
     public static TheoryData<string, string, int?> WrongAnswers => new()
     {
         { "refused", "HTTP/1.1 403 Forbidden\r\nContent-Length: 0\r\n\r\n", 403 },
-        { "wrong accept", "HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Accept: AAAAAAAAAAAAAAAAAAAAAAAAAAA=\r\n\r\n", null },
-        { "no upgrade header", "HTTP/1.1 101 Switching Protocols\r\nConnection: Upgrade\r\nSec-WebSocket-Accept: {accept}\r\n\r\n", null },
-        { "extension not offered", "HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Accept: {accept}\r\nSec-WebSocket-Extensions: permessage-deflate\r\n\r\n", null },
-        { "subprotocol not offered", "HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Accept: {accept}\r\nSec-WebSocket-Protocol: other\r\n\r\n", null },
+        { "wrong accept", "HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Accept: AAAAAAAAAAAAAAAAAAAAAAAAAAA=\r\n\r\n", 101 },
+        { "no upgrade header", "HTTP/1.1 101 Switching Protocols\r\nConnection: Upgrade\r\nSec-WebSocket-Accept: {accept}\r\n\r\n", 101 },
+        { "extension not offered", "HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Accept: {accept}\r\nSec-WebSocket-Extensions: permessage-deflate\r\n\r\n", 101 },
+        { "subprotocol not offered", "HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Accept: {accept}\r\nSec-WebSocket-Protocol: other\r\n\r\n", 101 },
         { "not HTTP", "SSH-2.0-OpenSSH\r\n\r\n", null },
     };
 
