@@ -324,28 +324,9 @@ public sealed partial class WebSocketConnection : IDisposable, IAsyncDisposable
     }
 
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
-    internal void CheckOnReadLoop()
-    {
-        if (!IsOnReadLoop)
-        {
-            ThrowNotOnLoop();
-        }
-    }
+    internal void CheckOnReadLoop() => SendGuard.OnLoop(
+        IsOnReadLoop, "Synchronous sends are for the read loop (listener callbacks); from other threads use SendAsync or SendBulkAsync.");
 
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
-    internal void CheckCanSend()
-    {
-        if (!CanSend)
-        {
-            ThrowClosed();
-        }
-    }
-
-    [MethodImpl(MethodImplOptions.NoInlining)]
-    private static void ThrowNotOnLoop() => throw new InvalidOperationException(
-        "Synchronous sends are for the read loop (listener callbacks); from other threads use SendAsync or SendBulkAsync.");
-
-    [MethodImpl(MethodImplOptions.NoInlining)]
-    private void ThrowClosed() => throw new InvalidOperationException(
-        _session.State == WebSocketSessionState.Open ? "The transport is closed." : "The websocket is closing or closed: no more data frames may be sent.");
+    internal void CheckCanSend() => SendGuard.CanSend(CanSend, closing: _session.State != WebSocketSessionState.Open);
 }

@@ -256,28 +256,9 @@ public sealed partial class WebSocketChannelHandler : ChannelHandlerAdapter
     }
 
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
-    internal void CheckOnLoop()
-    {
-        if (!Context.Executor.InEventLoop)
-        {
-            ThrowNotOnLoop();
-        }
-    }
+    internal void CheckOnLoop() => SendGuard.OnLoop(
+        Context.Executor.InEventLoop, "Synchronous sends are for the channel's event loop (the callbacks); from other threads use SendAsync.");
 
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
-    internal void CheckCanSend()
-    {
-        if (!CanSend)
-        {
-            ThrowClosed();
-        }
-    }
-
-    [MethodImpl(MethodImplOptions.NoInlining)]
-    private static void ThrowNotOnLoop() => throw new InvalidOperationException(
-        "Synchronous sends are for the channel's event loop (the callbacks); from other threads use SendAsync.");
-
-    [MethodImpl(MethodImplOptions.NoInlining)]
-    private void ThrowClosed() => throw new InvalidOperationException(
-        _session.State == WebSocketSessionState.Open && !_closing ? "The channel is closed." : "The websocket is closing or closed: no more data frames may be sent.");
+    internal void CheckCanSend() => SendGuard.CanSend(CanSend, closing: _session.State != WebSocketSessionState.Open || _closing);
 }

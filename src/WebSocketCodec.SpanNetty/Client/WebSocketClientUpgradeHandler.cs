@@ -86,59 +86,42 @@ public sealed class WebSocketClientUpgradeHandler : ChannelHandlerAdapter
     /// <inheritdoc />
     public override void ChannelRead(IChannelHandlerContext context, object message)
     {
-        if (message is not IByteBuffer input)
+        OperationStatus status = HeadAccumulator.AppendRead(
+            _done ? null : _head, message, context.Allocator, out HttpHead? head, out IByteBuffer? rest, out HttpHeadError error);
+        if (status == OperationStatus.NeedMoreData)
         {
-            ReferenceCountUtil.Release(message);
             return;
         }
 
+        if (status == OperationStatus.InvalidData)
+        {
+            Fail(context, new WebSocketHandshakeException($"The server's answer is not a valid HTTP/1.1 head ({error})."));
+            return;
+        }
+
+        string? subprotocol;
         try
         {
-            if (_done || _head is null)
-            {
-                return;
-            }
-
-            OperationStatus status = _head.Append(input, context.Allocator, out HttpHead? head, out IByteBuffer? rest, out HttpHeadError error);
-            if (status == OperationStatus.NeedMoreData)
-            {
-                return;
-            }
-
-            if (status == OperationStatus.InvalidData)
-            {
-                Fail(context, new WebSocketHandshakeException($"The server's answer is not a valid HTTP/1.1 head ({error})."));
-                return;
-            }
-
-            string? subprotocol;
-            try
-            {
-                subprotocol = Http1Handshake.ValidateResponse(head!, _key, _options.Subprotocols);
-            }
-            catch (WebSocketHandshakeException refused)
-            {
-                rest?.Release();
-                Fail(context, refused);
-                return;
-            }
-
-            _done = true;
-            _timeout?.Cancel();
-            var websocket = new WebSocketChannelHandler(WebSocketRole.Client, _listenerFactory, _options.Session, _channel, subprotocol);
-            context.Pipeline.AddAfter(context.Name, "websocket", websocket);
-            _completion.TrySetResult(websocket);
-            if (rest is not null)
-            {
-                context.FireChannelRead(rest);
-            }
-
-            context.Pipeline.Remove(this);
+            subprotocol = Http1Handshake.ValidateResponse(head!, _key, _options.Subprotocols);
         }
-        finally
+        catch (WebSocketHandshakeException refused)
         {
-            input.Release();
+            rest?.Release();
+            Fail(context, refused);
+            return;
         }
+
+        _done = true;
+        _timeout?.Cancel();
+        var websocket = new WebSocketChannelHandler(WebSocketRole.Client, _listenerFactory, _options.Session, _channel, subprotocol);
+        context.Pipeline.AddAfter(context.Name, "websocket", websocket);
+        _completion.TrySetResult(websocket);
+        if (rest is not null)
+        {
+            context.FireChannelRead(rest);
+        }
+
+        context.Pipeline.Remove(this);
     }
 
     private void SendRequest(IChannelHandlerContext context)

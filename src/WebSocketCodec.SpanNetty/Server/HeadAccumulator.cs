@@ -1,5 +1,6 @@
 using System.Buffers;
 using DotNetty.Buffers;
+using DotNetty.Common.Utilities;
 
 namespace WebSocketCodec.SpanNetty;
 
@@ -45,6 +46,32 @@ internal sealed class HeadAccumulator(int maxLength) : IDisposable
         }
 
         return status;
+    }
+
+    /// <summary>One channel read for a handshake handler: <paramref name="message"/> is released here, whatever it is;
+    /// nothing is parsed when it is not bytes or when <paramref name="accumulator"/> is null (the handshake is over).</summary>
+    /// <returns>NeedMoreData until the head is whole, then what <see cref="Append"/> returns.</returns>
+    public static OperationStatus AppendRead(
+        HeadAccumulator? accumulator, object message, IByteBufferAllocator allocator,
+        out HttpHead? head, out IByteBuffer? rest, out HttpHeadError error)
+    {
+        head = null;
+        rest = null;
+        error = default;
+        if (message is not IByteBuffer input)
+        {
+            ReferenceCountUtil.Release(message);
+            return OperationStatus.NeedMoreData;
+        }
+
+        try
+        {
+            return accumulator is null ? OperationStatus.NeedMoreData : accumulator.Append(input, allocator, out head, out rest, out error);
+        }
+        finally
+        {
+            input.Release();
+        }
     }
 
     public void Dispose()

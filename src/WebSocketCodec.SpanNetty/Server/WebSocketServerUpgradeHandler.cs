@@ -81,39 +81,22 @@ public sealed class WebSocketServerUpgradeHandler : ChannelHandlerAdapter
     /// <inheritdoc />
     public override void ChannelRead(IChannelHandlerContext context, object message)
     {
-        if (message is not IByteBuffer input)
+        OperationStatus status = HeadAccumulator.AppendRead(
+            _done ? null : _head, message, context.Allocator, out HttpHead? head, out IByteBuffer? rest, out HttpHeadError error);
+        if (status == OperationStatus.NeedMoreData)
         {
-            ReferenceCountUtil.Release(message);
             return;
         }
 
-        try
+        _done = true;
+        _timeout?.Cancel();
+        if (status == OperationStatus.InvalidData)
         {
-            if (_done || _head is null)
-            {
-                return; // after a refusal: discard until the client closes
-            }
-
-            OperationStatus status = _head.Append(input, context.Allocator, out HttpHead? head, out IByteBuffer? rest, out HttpHeadError error);
-            if (status == OperationStatus.NeedMoreData)
-            {
-                return;
-            }
-
-            _done = true;
-            _timeout?.Cancel();
-            if (status == OperationStatus.InvalidData)
-            {
-                Refuse(context, HandshakeFailure.From(error));
-                return;
-            }
-
-            Upgrade(context, head!, rest);
+            Refuse(context, HandshakeFailure.From(error));
+            return;
         }
-        finally
-        {
-            input.Release();
-        }
+
+        Upgrade(context, head!, rest);
     }
 
     private void Upgrade(IChannelHandlerContext context, HttpHead head, IByteBuffer? rest)
