@@ -12,7 +12,7 @@ public sealed record WebSocketChannelHandlerOptions
     public int OutputChunkSize { get; init; } = 16 * 1024;
 
     /// <summary>Whether reading pauses (<c>AutoRead</c> off) while the channel is not writable and the callbacks answer
-    /// what they read (they sent from <c>OnFrame</c> or <c>OnReadComplete</c> in the latest read), so a peer that sends
+    /// what they read (they sent from <c>OnFrame</c> or <c>OnReadCompleteAsync</c> in the latest read), so a peer that sends
     /// faster than it reads cannot grow the outbound buffer without bound. Callbacks that only consume keep reading
     /// (their application's <c>SendAsync</c> waits at the high water mark instead), so two peers that stream to each
     /// other never stop each other. On by default.</summary>
