@@ -64,23 +64,23 @@ internal sealed class WebSocketRegistry(int maxOpen)
     {
         services.GetService<IHostApplicationLifetime>()?.ApplicationStopping.Register(() =>
         {
-            foreach (WebSocketConnection channel in _open.Keys)
+            foreach (WebSocketConnection connection in _open.Keys)
             {
-                _ = CloseQuietlyAsync(channel);
+                _ = CloseQuietlyAsync(connection);
             }
         });
     }
 
-    private static async Task CloseQuietlyAsync(WebSocketConnection channel)
+    private static async Task CloseQuietlyAsync(WebSocketConnection connection)
     {
         try
         {
-            await channel.CloseAsync(CloseStatus.GoingAway, "server shutting down").ConfigureAwait(false);
-            await channel.Completion.ConfigureAwait(false);
+            await connection.CloseAsync(CloseStatus.GoingAway, "server shutting down").ConfigureAwait(false);
+            await connection.Completion.ConfigureAwait(false);
         }
         catch (Exception error) when (error is InvalidOperationException or IOException or OperationCanceledException)
         {
-            channel.Abort();
+            connection.Abort();
         }
     }
 }

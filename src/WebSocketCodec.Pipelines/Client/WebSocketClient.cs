@@ -78,8 +78,8 @@ public static class WebSocketClient
     public static async Task<MessageWebSocket> ConnectMessagesAsync(
         Uri uri, WebSocketClientOptions? options = null, CancellationToken cancellationToken = default)
     {
-        WebSocketConnection channel = await ConnectAsync(uri, options, cancellationToken).ConfigureAwait(false);
-        return new MessageWebSocket(channel, options?.Session.Pool).Start(CancellationToken.None);
+        WebSocketConnection connection = await ConnectAsync(uri, options, cancellationToken).ConfigureAwait(false);
+        return new MessageWebSocket(connection, options?.Session.Pool).Start(CancellationToken.None);
     }
 
     /// <summary>Runs the client's side of the opening handshake over a transport of your own.</summary>

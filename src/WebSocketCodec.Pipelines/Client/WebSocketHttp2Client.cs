@@ -100,8 +100,8 @@ public static class WebSocketHttp2Client
     public static async Task<MessageWebSocket> ConnectMessagesAsync(
         HttpMessageInvoker invoker, Uri uri, WebSocketClientOptions? options = null, CancellationToken cancellationToken = default)
     {
-        WebSocketConnection channel = await ConnectAsync(invoker, uri, options, cancellationToken).ConfigureAwait(false);
-        return new MessageWebSocket(channel, options?.Session.Pool).Start(CancellationToken.None);
+        WebSocketConnection connection = await ConnectAsync(invoker, uri, options, cancellationToken).ConfigureAwait(false);
+        return new MessageWebSocket(connection, options?.Session.Pool).Start(CancellationToken.None);
     }
 
     private static string? CheckResponse(HttpResponseMessage response, WebSocketClientOptions options, Uri uri)

@@ -6,7 +6,7 @@ namespace WebSocketCodec.Pipelines;
 /// Gathers many small writes into the chunk of pipe memory it holds, and commits them to the <see cref="PipeWriter"/>
 /// with one <c>Advance</c>. A <see cref="Pipe"/>'s <c>Advance</c> takes a lock (two interlocked operations, a large
 /// share of the server's time when every echoed frame made its own), so frames cost a bounds check each and
-/// the lock is taken once per chunk. Used under the channel's write lock only; <see cref="Commit"/> runs before every
+/// the lock is taken once per chunk. Used under the connection's write lock only; <see cref="Commit"/> runs before every
 /// flush and before the output is completed.
 /// </summary>
 internal sealed class CoalescingWriter(PipeWriter inner) : ChunkWriter

@@ -13,7 +13,7 @@ namespace WebSocketCodec.Pipelines;
 /// </summary>
 public sealed class WebSocketFrameSender
 {
-    private readonly WebSocketConnection _channel;
+    private readonly WebSocketConnection _connection;
     private readonly WebSocketOutput _output;
     private readonly FrameEncoder _encoder;
     private OutboundFragmentOrder _order;
@@ -22,9 +22,9 @@ public sealed class WebSocketFrameSender
     /// <summary>Set by the synchronous sends (the listener answered what it read); the read loop clears and reads it.</summary>
     internal bool LoopSent;
 
-    internal WebSocketFrameSender(WebSocketConnection channel, WebSocketOutput output, FrameEncoder encoder)
+    internal WebSocketFrameSender(WebSocketConnection connection, WebSocketOutput output, FrameEncoder encoder)
     {
-        _channel = channel;
+        _connection = connection;
         _output = output;
         _encoder = encoder;
     }
@@ -33,16 +33,16 @@ public sealed class WebSocketFrameSender
     public FrameEncoder Encoder => _encoder;
 
     /// <summary>The websocket this sender writes to.</summary>
-    public WebSocketConnection Connection => _channel;
+    public WebSocketConnection Connection => _connection;
 
     /// <summary>Whether data frames may still be sent (no Close sent yet and the transport is up).</summary>
-    public bool CanSend => _channel.CanSend;
+    public bool CanSend => _connection.CanSend;
 
     /// <summary>Whether outbound bytes are under the high water mark (see <see cref="WebSocketConnection.IsWritable"/>).</summary>
     public bool IsWritable => _output.IsWritable;
 
     /// <summary>Whether the caller is on the read loop, where the synchronous methods may be used.</summary>
-    public bool IsOnReadLoop => _channel.IsOnReadLoop;
+    public bool IsOnReadLoop => _connection.IsOnReadLoop;
 
     /// <summary>Tier 1 (frame factory): reserves a frame in the output; write the payload into
     /// <see cref="ReservedFrame.Payload"/>, then <see cref="ReservedFrame.Commit"/> (which masks for a client). After
@@ -55,9 +55,9 @@ public sealed class WebSocketFrameSender
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
     public bool Send(WebSocketOpcode opcode, ReadOnlySpan<byte> payload, bool fin = true)
     {
-        _channel.CheckOnReadLoop();
+        _connection.CheckOnReadLoop();
         OutboundFragmentOrder.CheckDataOpcode(opcode);
-        if (!_channel.CanSend)
+        if (!_connection.CanSend)
         {
             return false;
         }
@@ -85,9 +85,9 @@ public sealed class WebSocketFrameSender
     /// Close the frames go to scratch memory and are dropped.</summary>
     public BulkFrameWriter BeginBulk(int sizeHint = 16 * 1024)
     {
-        _channel.CheckOnReadLoop();
+        _connection.CheckOnReadLoop();
         LoopSent = true;
-        return new BulkFrameWriter(_encoder, _channel.CanSend ? _output.Current : Discard, sizeHint);
+        return new BulkFrameWriter(_encoder, _connection.CanSend ? _output.Current : Discard, sizeHint);
     }
 
     /// <summary>From any thread, without waiting: appends one frame unless the websocket is above its high water mark
@@ -99,7 +99,7 @@ public sealed class WebSocketFrameSender
         bool stopped;
         lock (_output.Sync)
         {
-            if (!_channel.CanSend || !_output.IsWritable)
+            if (!_connection.CanSend || !_output.IsWritable)
             {
                 return false;
             }
@@ -120,7 +120,7 @@ public sealed class WebSocketFrameSender
         WebSocketOpcode opcode, ReadOnlyMemory<byte> payload, bool fin = true, CancellationToken cancellationToken = default)
     {
         OutboundFragmentOrder.CheckDataOpcode(opcode);
-        if (_channel.IsOnReadLoop)
+        if (_connection.IsOnReadLoop)
         {
             Send(opcode, payload.Span, fin);
             return;
@@ -130,7 +130,7 @@ public sealed class WebSocketFrameSender
         bool stopped;
         lock (_output.Sync)
         {
-            _channel.CheckCanSend();
+            _connection.CheckCanSend();
             _output.Current.WriteFrame(_encoder, ref _order, opcode, payload.Span, fin);
             stopped = _output.AfterAppendLocked();
         }
@@ -145,10 +145,10 @@ public sealed class WebSocketFrameSender
         BulkWriteAction<TState> write, TState state, int sizeHint = 16 * 1024, CancellationToken cancellationToken = default)
     {
         ArgumentNullException.ThrowIfNull(write);
-        if (_channel.IsOnReadLoop)
+        if (_connection.IsOnReadLoop)
         {
             LoopSent = true;
-            WriteBulk(write, state, _channel.CanSend ? _output.Current : Discard, sizeHint);
+            WriteBulk(write, state, _connection.CanSend ? _output.Current : Discard, sizeHint);
             return;
         }
 
@@ -156,7 +156,7 @@ public sealed class WebSocketFrameSender
         bool stopped;
         lock (_output.Sync)
         {
-            _channel.CheckCanSend();
+            _connection.CheckCanSend();
             WriteBulk(write, state, _output.Current, sizeHint);
             stopped = _output.AfterAppendLocked();
         }
@@ -166,7 +166,7 @@ public sealed class WebSocketFrameSender
 
     /// <summary>Starts the close handshake (see <see cref="WebSocketConnection.CloseAsync"/>).</summary>
     public ValueTask CloseAsync(CloseStatus status = CloseStatus.NormalClosure, string? reason = null, CancellationToken cancellationToken = default) =>
-        _channel.CloseAsync(status, reason, cancellationToken);
+        _connection.CloseAsync(status, reason, cancellationToken);
 
     private ArrayBufferWriter<byte> Discard
     {
@@ -206,9 +206,9 @@ public sealed class WebSocketFrameSender
     /// <summary>Where a synchronous send on the loop writes: the output, or scratch memory after our Close.</summary>
     private IBufferWriter<byte> SyncTarget(WebSocketOpcode opcode, bool fin)
     {
-        _channel.CheckOnReadLoop();
+        _connection.CheckOnReadLoop();
         OutboundFragmentOrder.CheckDataOpcode(opcode);
-        if (!_channel.CanSend)
+        if (!_connection.CanSend)
         {
             return Discard;
         }

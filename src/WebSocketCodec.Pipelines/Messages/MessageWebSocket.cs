@@ -12,7 +12,7 @@ namespace WebSocketCodec.Pipelines;
 /// </summary>
 public sealed class MessageWebSocket : IAsyncDisposable
 {
-    private readonly WebSocketConnection _channel;
+    private readonly WebSocketConnection _connection;
     private readonly MessageQueueListener _listener;
     private Task<WebSocketCloseInfo>? _run;
 
@@ -28,23 +28,23 @@ public sealed class MessageWebSocket : IAsyncDisposable
         ArgumentNullException.ThrowIfNull(connection);
         ArgumentOutOfRangeException.ThrowIfNegativeOrZero(maxQueuedMessages);
         ArgumentOutOfRangeException.ThrowIfNegativeOrZero(maxQueuedBytes);
-        _channel = connection;
+        _connection = connection;
         _listener = new MessageQueueListener(pool ?? connection.Options.Pool ?? ArrayPool<byte>.Shared, maxQueuedMessages, maxQueuedBytes);
     }
 
     /// <summary>The underlying websocket.</summary>
-    public WebSocketConnection Connection => _channel;
+    public WebSocketConnection Connection => _connection;
 
     /// <summary>The negotiated subprotocol.</summary>
-    public string? Subprotocol => _channel.Subprotocol;
+    public string? Subprotocol => _connection.Subprotocol;
 
     /// <summary>Completes with how the websocket ended.</summary>
-    public Task<WebSocketCloseInfo> Completion => _channel.Completion;
+    public Task<WebSocketCloseInfo> Completion => _connection.Completion;
 
     /// <summary>Starts the read loop.</summary>
     public MessageWebSocket Start(CancellationToken cancellationToken = default)
     {
-        _run ??= _channel.RunAsync(_listener, cancellationToken);
+        _run ??= _connection.RunAsync(_listener, cancellationToken);
         return this;
     }
 
@@ -58,7 +58,7 @@ public sealed class MessageWebSocket : IAsyncDisposable
 
     /// <summary>Sends a whole message in one frame.</summary>
     public ValueTask SendAsync(ReadOnlyMemory<byte> payload, WebSocketMessageType type, CancellationToken cancellationToken = default) =>
-        _channel.Sender.SendAsync(ToOpcode(type), payload, fin: true, cancellationToken);
+        _connection.Sender.SendAsync(ToOpcode(type), payload, fin: true, cancellationToken);
 
     /// <summary>Sends a text message.</summary>
     [AsyncMethodBuilder(typeof(PoolingAsyncValueTaskMethodBuilder))]
@@ -81,7 +81,7 @@ public sealed class MessageWebSocket : IAsyncDisposable
     /// <paramref name="endOfMessage"/> set.</summary>
     public ValueTask SendFragmentAsync(
         ReadOnlyMemory<byte> payload, WebSocketMessageType type, bool first, bool endOfMessage, CancellationToken cancellationToken = default) =>
-        _channel.Sender.SendAsync(first ? ToOpcode(type) : WebSocketOpcode.Continuation, payload, endOfMessage, cancellationToken);
+        _connection.Sender.SendAsync(first ? ToOpcode(type) : WebSocketOpcode.Continuation, payload, endOfMessage, cancellationToken);
 
     /// <summary>Closes: sends our Close (if none was sent), then waits for the peer's and for the transport to close,
     /// at most the close timeout (then the transport is closed anyway).</summary>
@@ -90,23 +90,23 @@ public sealed class MessageWebSocket : IAsyncDisposable
     {
         Start(CancellationToken.None);
         _listener.ReleasePause(); // the peer's Close must be read even if unreceived messages fill the queue
-        if (!_channel.Completion.IsCompleted)
+        if (!_connection.Completion.IsCompleted)
         {
-            await _channel.CloseAsync(status, reason, cancellationToken).ConfigureAwait(false);
+            await _connection.CloseAsync(status, reason, cancellationToken).ConfigureAwait(false);
         }
 
-        return await _channel.Completion.WaitAsync(cancellationToken).ConfigureAwait(false);
+        return await _connection.Completion.WaitAsync(cancellationToken).ConfigureAwait(false);
     }
 
     /// <summary>Ends at once, without a close handshake.</summary>
-    public void Abort() => _channel.Abort();
+    public void Abort() => _connection.Abort();
 
     /// <summary>Aborts if still open, waits for the read loop, and returns the buffers of unreceived messages.</summary>
     public async ValueTask DisposeAsync()
     {
-        if (!_channel.Completion.IsCompleted)
+        if (!_connection.Completion.IsCompleted)
         {
-            _channel.Abort();
+            _connection.Abort();
         }
 
         if (_run is not null)
@@ -115,7 +115,7 @@ public sealed class MessageWebSocket : IAsyncDisposable
         }
         else
         {
-            _channel.Dispose();
+            _connection.Dispose();
         }
 
         _listener.DisposeQueued();

@@ -20,20 +20,20 @@ public sealed class PipeWebSocket : WebSocket
     private bool _closeDelivered;
     private bool _disposed;
 
-    /// <summary>Wraps a websocket channel that is not running yet and starts its read loop.</summary>
-    public PipeWebSocket(WebSocketConnection channel)
-        : this(channel, pool: null)
+    /// <summary>Wraps a websocket that is not running yet and starts its read loop.</summary>
+    public PipeWebSocket(WebSocketConnection connection)
+        : this(connection, pool: null)
     {
     }
 
-    /// <summary>Wraps a websocket channel that is not running yet and starts its read loop, with received messages in
+    /// <summary>Wraps a websocket that is not running yet and starts its read loop, with received messages in
     /// buffers from <paramref name="pool"/>.</summary>
-    /// <param name="channel">A websocket that is not running yet.</param>
+    /// <param name="connection">A websocket that is not running yet.</param>
     /// <param name="pool">The pool for received messages (the session's pool should match); null for the shared
     /// pool.</param>
-    public PipeWebSocket(WebSocketConnection channel, ArrayPool<byte>? pool)
+    public PipeWebSocket(WebSocketConnection connection, ArrayPool<byte>? pool)
     {
-        _messages = new MessageWebSocket(channel, pool).Start(CancellationToken.None);
+        _messages = new MessageWebSocket(connection, pool).Start(CancellationToken.None);
     }
 
     /// <summary>The message API underneath.</summary>
