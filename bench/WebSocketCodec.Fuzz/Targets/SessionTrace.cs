@@ -41,18 +41,9 @@ public sealed class SessionTrace
 
     private string? Difference(SessionTrace other)
     {
-        int common = Math.Min(Frames.Count, other.Frames.Count);
-        for (int i = 0; i < common; i++)
+        if (FrameRecord.FirstDifference(Frames, other.Frames) is { } frames)
         {
-            if (!Frames[i].SameAs(other.Frames[i]))
-            {
-                return $"frame {i}: {Frames[i]} vs {other.Frames[i]}";
-            }
-        }
-
-        if (Frames.Count != other.Frames.Count)
-        {
-            return $"{Frames.Count} frames vs {other.Frames.Count}";
+            return frames;
         }
 
         if (Violation != other.Violation)
