@@ -154,16 +154,31 @@ public sealed partial class WebSocketConnection
                 && _session.State == WebSocketSessionState.Open && _time.GetElapsedTime(since) >= slow)
             {
                 // The peer stayed above the high water mark too long: 1008, then the close timeout bounds the rest.
-                _slowConsumer = true;
-                _session.StartClose(CloseStatus.PolicyViolation, "slow consumer");
-                WebSocketTelemetry.SlowConsumers.Add(1);
+                StartSlowConsumerCloseLocked();
             }
-
-            ArmTimer();
+            else
+            {
+                ArmTimer();
+            }
         }
 
         _output.Flush();
         return timer is SessionTimerResult.KeepAliveTimeout or SessionTimerResult.CloseTimeout;
+    }
+
+    /// <summary>Gives up a peer that reads too slowly (the slow-consumer timeout, or a group's
+    /// <see cref="SlowMemberPolicy.Close"/>): Close 1008 "slow consumer", then the close timeout bounds the rest. Under
+    /// the output's lock; flush after.</summary>
+    internal void StartSlowConsumerCloseLocked()
+    {
+        if (_session.State == WebSocketSessionState.Open)
+        {
+            _slowConsumer = true;
+            _session.StartClose(CloseStatus.PolicyViolation, "slow consumer");
+            WebSocketTelemetry.SlowConsumers.Add(1);
+        }
+
+        ArmTimer();
     }
 
     /// <summary>Hands every whole frame in <paramref name="buffer"/> to the session and the listener. The session

@@ -18,7 +18,7 @@ namespace WebSocketCodec.Pipelines;
 /// in bytes and time) until the peer's Close or FIN, and only then is the transport closed, so a reset never erases
 /// our Close.
 /// </summary>
-public sealed partial class WebSocketConnection : IDisposable, IAsyncDisposable
+public sealed partial class WebSocketConnection : IDisposable, IAsyncDisposable, IWebSocketGroupMember
 {
     private readonly IDuplexPipe _transport;
     private readonly WebSocketOutput _output;
@@ -108,6 +108,11 @@ public sealed partial class WebSocketConnection : IDisposable, IAsyncDisposable
     internal bool TimedOut => _session.Timeout is not null || _closeTimedOut;
 
     internal bool IsOnReadLoop => _loopThread == Environment.CurrentManagedThreadId;
+
+    private ConnectionInbox? _inbox;
+
+    BroadcastInbox IWebSocketGroupMember.BroadcastInbox =>
+        Volatile.Read(ref _inbox) ?? Interlocked.CompareExchange(ref _inbox, new ConnectionInbox(this, _output), null) ?? _inbox;
 
     internal bool CanSend => _session.State == WebSocketSessionState.Open && !_output.IsEnded && !_aborted;
 

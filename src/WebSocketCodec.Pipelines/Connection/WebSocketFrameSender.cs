@@ -41,6 +41,9 @@ public sealed class WebSocketFrameSender
     /// <summary>Whether outbound bytes are under the high water mark (see <see cref="WebSocketConnection.IsWritable"/>).</summary>
     public bool IsWritable => _output.IsWritable;
 
+    /// <summary>Whether a fragmented message was started and its final fragment not sent yet (under the output's lock).</summary>
+    internal bool InMessage => _order.InMessage;
+
     /// <summary>Whether the caller is on the read loop, where the synchronous methods may be used.</summary>
     public bool IsOnReadLoop => _connection.IsOnReadLoop;
 

@@ -12,7 +12,7 @@ namespace WebSocketCodec.SpanNetty;
 /// flushes) or <see cref="TrySend"/> (never waits). After our Close the synchronous methods drop their frames and say
 /// so (<see cref="Send"/> returns false); only <see cref="CloseAsync"/> sends a Close.
 /// </summary>
-public sealed class ChannelFrameSender
+public sealed class ChannelFrameSender : IWebSocketGroupMember
 {
     /// <summary>The room to leave in front of a payload for <see cref="SendPrefixed"/>: the longest header.</summary>
     public const int PrefixRoom = FrameHeaderReader.MaxHeaderLength;
@@ -24,6 +24,7 @@ public sealed class ChannelFrameSender
     private Queue<PendingSend>? _waiting; // SendAsync calls held while the channel is not writable (event loop only)
     private ArrayBufferWriter<byte>? _discard;
     private long _queuedBytes; // taken by TrySend off the event loop, not yet on the channel
+    private ChannelInbox? _inbox;
 
     /// <summary>Set by the synchronous sends (the callbacks answered what they read); the handler clears and reads it
     /// around each read.</summary>
@@ -47,6 +48,12 @@ public sealed class ChannelFrameSender
 
     /// <summary>Whether the channel is under its high water mark (the session's <c>OutboundHighWaterMark</c>).</summary>
     public bool IsWritable => _handler.Context.Channel.IsWritable;
+
+    /// <summary>Whether a fragmented message was started and its final fragment not sent yet (event loop).</summary>
+    internal bool InMessage => _order.InMessage;
+
+    BroadcastInbox IWebSocketGroupMember.BroadcastInbox =>
+        Volatile.Read(ref _inbox) ?? Interlocked.CompareExchange(ref _inbox, new ChannelInbox(_handler, _output, this), null) ?? _inbox;
 
     /// <summary>Whether the caller is on the channel's event loop, where the synchronous methods may be used.</summary>
     public bool IsOnEventLoop => _handler.Context.Executor.InEventLoop;

@@ -84,10 +84,7 @@ public sealed partial class WebSocketChannelHandler
             && _session.State == WebSocketSessionState.Open && _time.GetElapsedTime(_unwritableSince) >= slow)
         {
             // The peer stayed above the high water mark too long: 1008, then the close timeout bounds the rest.
-            _session.StartClose(CloseStatus.PolicyViolation, "slow consumer");
-            _slowConsumer = true;
-            WebSocketTelemetry.SlowConsumers.Add(1);
-            ChannelActions.EnsureReading(Context); // the peer's answer must be read
+            StartSlowConsumerClose(flush: false);
         }
 
         if (_session.State != WebSocketSessionState.Open)
@@ -103,6 +100,28 @@ public sealed partial class WebSocketChannelHandler
         }
 
         ArmTimer();
+    }
+
+    /// <summary>Gives up a peer that reads too slowly (the slow-consumer timeout, or a group's
+    /// <see cref="SlowMemberPolicy.Close"/>): Close 1008 "slow consumer", then the close timeout bounds the rest. On the
+    /// event loop.</summary>
+    internal void StartSlowConsumerClose(bool flush)
+    {
+        if (_finished || _session.State != WebSocketSessionState.Open)
+        {
+            return;
+        }
+
+        _session.StartClose(CloseStatus.PolicyViolation, "slow consumer");
+        _slowConsumer = true;
+        WebSocketTelemetry.SlowConsumers.Add(1);
+        ChannelActions.EnsureReading(Context); // the peer's answer must be read
+        if (flush)
+        {
+            _output!.TrackWrites = true;
+            _output.Flush();
+            ArmTimer();
+        }
     }
 
     private void CancelTimer()

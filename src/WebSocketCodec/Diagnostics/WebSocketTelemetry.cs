@@ -42,4 +42,16 @@ public static class WebSocketTelemetry
 
     internal static readonly Counter<long> SlowConsumers =
         Meter.CreateCounter<long>("websocketcodec.slow_consumers", "{connection}", "Websockets given up because the peer read too slowly.");
+
+    internal static readonly Counter<long> Broadcasts =
+        Meter.CreateCounter<long>("websocketcodec.broadcasts", "{broadcast}", "Messages broadcast to a group.");
+
+    internal static readonly Counter<long> BroadcastRecipients =
+        Meter.CreateCounter<long>("websocketcodec.broadcast.recipients", "{websocket}", "Group members that took a broadcast message.");
+
+    internal static readonly Counter<long> BroadcastSkipped =
+        Meter.CreateCounter<long>("websocketcodec.broadcast.skipped", "{websocket}", "Group members that missed a broadcast message: above their high water mark, or in a fragmented message of their own.");
+
+    internal static readonly Counter<long> BroadcastClosed =
+        Meter.CreateCounter<long>("websocketcodec.broadcast.closed", "{websocket}", "Group members closed by the slow-member policy.");
 }

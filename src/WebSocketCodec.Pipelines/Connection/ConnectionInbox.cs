@@ -1,0 +1,109 @@
+namespace WebSocketCodec.Pipelines;
+
+/// <summary>
+/// A <see cref="WebSocketConnection"/>'s side of broadcasts. The fan-out appends straight into the output when its
+/// lock is free at that moment (or the broadcasting thread is this websocket's own read loop, which holds it), and
+/// otherwise queues the frame for a thread-pool run that takes the lock; so a broadcast from one websocket's listener
+/// never waits on another's lock, and no two read loops can wait on each other.
+/// </summary>
+internal sealed class ConnectionInbox(WebSocketConnection connection, WebSocketOutput output) : BroadcastInbox, IThreadPoolWorkItem
+{
+    public override WebSocketRole Role => connection.Role;
+
+    protected override bool CanSend => connection.CanSend;
+
+    protected override bool IsWritable => output.IsWritable;
+
+    protected override long HighWaterMark => connection.Options.OutboundHighWaterMark;
+
+    protected override bool TryAppendNow(BroadcastFrame frame)
+    {
+        if (connection.IsOnReadLoop)
+        {
+            // The loop holds the lock for its dispatch, and flushes when the dispatch ends.
+            if (!QueueIsEmpty)
+            {
+                return false;
+            }
+
+            AppendOrCount(frame);
+            return true;
+        }
+
+        if (!Monitor.TryEnter(output.Sync))
+        {
+            return false;
+        }
+
+        bool stopped;
+        try
+        {
+            if (!QueueIsEmpty)
+            {
+                return false;
+            }
+
+            AppendOrCount(frame);
+            stopped = output.AfterAppendLocked();
+        }
+        finally
+        {
+            Monitor.Exit(output.Sync);
+        }
+
+        FlushOut(stopped);
+        return true;
+    }
+
+    private void AppendOrCount(BroadcastFrame frame)
+    {
+        if (!AppendLocked(frame))
+        {
+            WebSocketTelemetry.BroadcastSkipped.Add(1);
+        }
+    }
+
+    protected override bool Schedule()
+    {
+        ThreadPool.UnsafeQueueUserWorkItem(this, preferLocal: false);
+        return true;
+    }
+
+    protected override bool AppendLocked(BroadcastFrame frame)
+    {
+        if (!connection.CanSend || connection.Sender.InMessage)
+        {
+            return false; // closing, or between fragments of a message of its own: a frame cannot go in between
+        }
+
+        ReadOnlySpan<byte> bytes = frame.Span;
+        CoalescingWriter target = output.Current;
+        bytes.CopyTo(target.GetSpan(bytes.Length));
+        target.Advance(bytes.Length);
+        return true;
+    }
+
+    protected override void CloseSlowLocked() => connection.StartSlowConsumerCloseLocked();
+
+    public void Execute()
+    {
+        bool stopped;
+        lock (output.Sync)
+        {
+            RunQueued();
+            stopped = output.AfterAppendLocked();
+        }
+
+        FlushOut(stopped);
+    }
+
+    private void FlushOut(bool stopped)
+    {
+        if (stopped)
+        {
+            output.ReportWritability(false);
+        }
+
+        output.Flush();
+    }
+}

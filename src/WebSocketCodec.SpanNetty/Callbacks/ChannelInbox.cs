@@ -1,0 +1,70 @@
+using DotNetty.Common.Concurrency;
+
+namespace WebSocketCodec.SpanNetty;
+
+/// <summary>
+/// A SpanNetty websocket's side of broadcasts. On the channel's event loop the frame's bytes go into the output at
+/// once; from any other thread the frame is retained and queued, and one task on the event loop appends every queued
+/// frame and flushes once (the queue is its own task item: no allocation per frame).
+/// </summary>
+internal sealed class ChannelInbox(WebSocketChannelHandler handler, ChannelOutput output, ChannelFrameSender sender)
+    : BroadcastInbox, IRunnable
+{
+    public override WebSocketRole Role => handler.Role;
+
+    protected override bool CanSend => handler.CanSend;
+
+    protected override bool IsWritable => sender.IsWritable;
+
+    protected override long HighWaterMark => handler.HighWaterMark;
+
+    protected override bool TryAppendNow(BroadcastFrame frame)
+    {
+        if (!handler.Context.Executor.InEventLoop || !QueueIsEmpty)
+        {
+            return false;
+        }
+
+        if (!AppendLocked(frame))
+        {
+            WebSocketTelemetry.BroadcastSkipped.Add(1);
+        }
+
+        output.Flush();
+        return true;
+    }
+
+    protected override bool Schedule()
+    {
+        try
+        {
+            handler.Context.Executor.Execute(this);
+            return true;
+        }
+        catch (RejectedExecutionException)
+        {
+            return false; // the event loop is shut down: the channel is gone
+        }
+    }
+
+    protected override bool AppendLocked(BroadcastFrame frame)
+    {
+        if (!handler.CanSend || sender.InMessage)
+        {
+            return false; // closing, or between fragments of a message of its own: a frame cannot go in between
+        }
+
+        ReadOnlySpan<byte> bytes = frame.Span;
+        bytes.CopyTo(output.GetSpan(bytes.Length));
+        output.Advance(bytes.Length);
+        return true;
+    }
+
+    protected override void CloseSlowLocked() => handler.StartSlowConsumerClose(flush: true);
+
+    public void Run()
+    {
+        RunQueued();
+        output.Flush();
+    }
+}

@@ -1,0 +1,106 @@
+using System.Buffers;
+
+namespace WebSocketCodec;
+
+/// <summary>
+/// One data message encoded once as a server frame (unmasked, final) in pooled memory, so the same bytes serve every
+/// websocket it is broadcast to. Reference counted: the creator holds one reference (<see cref="Dispose"/> gives it
+/// up), and each websocket that could not take the bytes at once holds one until it has; the memory goes back to its
+/// pool when the last is given up. Create one yourself to broadcast the same message to several groups; otherwise
+/// <see cref="WebSocketGroup.Broadcast(WebSocketOpcode, ReadOnlySpan{byte})"/> makes and disposes it.
+/// </summary>
+public sealed class BroadcastFrame : IDisposable
+{
+    private static readonly FrameEncoder ServerEncoder = new(WebSocketRole.Server);
+
+    private readonly ArrayPool<byte> _pool;
+    private byte[]? _array;
+    private int _references = 1;
+    private int _disposed;
+
+    private BroadcastFrame(ArrayPool<byte> pool, byte[] array, int length, WebSocketOpcode opcode, int payloadLength)
+    {
+        _pool = pool;
+        _array = array;
+        Length = length;
+        Opcode = opcode;
+        PayloadLength = payloadLength;
+    }
+
+    /// <summary>Text or Binary.</summary>
+    public WebSocketOpcode Opcode { get; }
+
+    /// <summary>The payload's length.</summary>
+    public int PayloadLength { get; }
+
+    /// <summary>The encoded frame's length (header and payload): what each recipient's output takes.</summary>
+    public int Length { get; }
+
+    /// <summary>The encoded frame; valid while a reference is held.</summary>
+    internal ReadOnlySpan<byte> Span => new(_array ?? throw new ObjectDisposedException(nameof(BroadcastFrame)), 0, Length);
+
+    /// <summary>Encodes <paramref name="payload"/> as one final, unmasked frame into memory rented from
+    /// <paramref name="pool"/> (the shared pool when not given).</summary>
+    /// <param name="opcode">Text or Binary (a group message is a whole message; control frames are per websocket).</param>
+    /// <param name="payload">The message.</param>
+    /// <param name="pool">Where the frame's memory comes from and goes back to.</param>
+    /// <exception cref="ArgumentException"><paramref name="opcode"/> is not Text or Binary.</exception>
+    public static BroadcastFrame Create(WebSocketOpcode opcode, ReadOnlySpan<byte> payload, ArrayPool<byte>? pool = null)
+    {
+        if (opcode is not (WebSocketOpcode.Text or WebSocketOpcode.Binary))
+        {
+            throw new ArgumentException("A broadcast is a whole Text or Binary message.", nameof(opcode));
+        }
+
+        pool ??= ArrayPool<byte>.Shared;
+        byte[] array = pool.Rent(payload.Length + FrameHeaderReader.MaxHeaderLength);
+        int length = ServerEncoder.Write(array, opcode, payload, fin: true);
+        return new BroadcastFrame(pool, array, length, opcode, payload.Length);
+    }
+
+    /// <summary>Gives up the creator's reference (once; later calls do nothing). Recipients still holding the frame
+    /// keep it until they have taken its bytes.</summary>
+    public void Dispose()
+    {
+        if (Interlocked.Exchange(ref _disposed, 1) == 0)
+        {
+            Release();
+        }
+    }
+
+    /// <summary>Takes a reference unless the frame was already given back.</summary>
+    internal bool TryRetain()
+    {
+        int count = Volatile.Read(ref _references);
+        while (count > 0)
+        {
+            int seen = Interlocked.CompareExchange(ref _references, count + 1, count);
+            if (seen == count)
+            {
+                return true;
+            }
+
+            count = seen;
+        }
+
+        return false;
+    }
+
+    /// <summary>Gives up a reference; the last one returns the memory.</summary>
+    internal void Release()
+    {
+        int left = Interlocked.Decrement(ref _references);
+        if (left == 0)
+        {
+            byte[]? array = Interlocked.Exchange(ref _array, null);
+            if (array is not null)
+            {
+                _pool.Return(array);
+            }
+        }
+        else if (left < 0)
+        {
+            throw new InvalidOperationException("The broadcast frame was released more often than retained.");
+        }
+    }
+}

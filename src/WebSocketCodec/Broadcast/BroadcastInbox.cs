@@ -1,0 +1,132 @@
+using System.Collections.Concurrent;
+
+namespace WebSocketCodec;
+
+/// <summary>
+/// One websocket's side of broadcasts. A group's fan-out never waits on a member: when the member's output can be
+/// written from the broadcasting thread at once (its lock is free, or this is its own thread), the frame's bytes are
+/// appended there; otherwise the frame is retained and queued, and the host runs <see cref="RunQueued"/> on the
+/// member's own thread (the thread pool, an event loop), which appends every queued frame in order and releases it.
+/// Once a frame is queued, later ones queue behind it, so a member gets a group's messages in the group's order. The
+/// hosts derive from it, sealed.
+/// </summary>
+internal abstract class BroadcastInbox
+{
+    private readonly ConcurrentQueue<BroadcastFrame> _queue = new();
+    private long _queuedBytes;
+    private int _scheduled;
+    private int _closeRequested;
+
+    /// <summary>Which end the websocket is (broadcast frames are server frames).</summary>
+    public abstract WebSocketRole Role { get; }
+
+    /// <summary>Whether data frames may still be sent.</summary>
+    protected abstract bool CanSend { get; }
+
+    /// <summary>Whether the output is under its high water mark.</summary>
+    protected abstract bool IsWritable { get; }
+
+    /// <summary>The output's high water mark, which queued frames count against too.</summary>
+    protected abstract long HighWaterMark { get; }
+
+    /// <summary>Whether no frame waits in the queue.</summary>
+    protected bool QueueIsEmpty => _queue.IsEmpty;
+
+    /// <summary>Offers a frame (the caller holds a reference for the duration of the call). Never waits.</summary>
+    public BroadcastOutcome Offer(BroadcastFrame frame, SlowMemberPolicy policy)
+    {
+        if (!CanSend || Volatile.Read(ref _closeRequested) != 0)
+        {
+            return BroadcastOutcome.Gone;
+        }
+
+        long queued = Volatile.Read(ref _queuedBytes);
+        if (!IsWritable || (queued > 0 && queued + frame.Length > HighWaterMark))
+        {
+            if (policy == SlowMemberPolicy.Skip)
+            {
+                return BroadcastOutcome.Skipped;
+            }
+
+            Volatile.Write(ref _closeRequested, 1);
+            ScheduleRun();
+            return BroadcastOutcome.Closed;
+        }
+
+        if (_queue.IsEmpty && TryAppendNow(frame))
+        {
+            return BroadcastOutcome.Sent;
+        }
+
+        ObjectDisposedException.ThrowIf(!frame.TryRetain(), frame);
+
+        Interlocked.Add(ref _queuedBytes, frame.Length);
+        _queue.Enqueue(frame);
+        ScheduleRun();
+        return BroadcastOutcome.Sent;
+    }
+
+    /// <summary>Appends the frame now if this thread can write the output without waiting and nothing is queued
+    /// (check <see cref="QueueIsEmpty"/> under the output's lock), and starts a flush.</summary>
+    /// <returns>False: queue it.</returns>
+    protected abstract bool TryAppendNow(BroadcastFrame frame);
+
+    /// <summary>Arranges for <see cref="RunQueued"/> to run on the member's own thread, soon.</summary>
+    /// <returns>False when the host cannot run it any more (its thread is gone): the queue is released here.</returns>
+    protected abstract bool Schedule();
+
+    /// <summary>Appends one frame's bytes to the output (the host's lock held, or on its thread), unless the websocket
+    /// can no longer send or is in the middle of a fragmented message of its own.</summary>
+    /// <returns>Whether it was appended.</returns>
+    protected abstract bool AppendLocked(BroadcastFrame frame);
+
+    /// <summary>Starts the close for a slow member (1008, "slow consumer"), with the host's lock held.</summary>
+    protected abstract void CloseSlowLocked();
+
+    /// <summary>Called by the host on its own thread, with its output lock held: appends every queued frame in order
+    /// (or drops it once the websocket cannot send), releases each, and closes a slow member when asked. Flush after.</summary>
+    protected void RunQueued()
+    {
+        Volatile.Write(ref _scheduled, 0); // frames queued from now on schedule another run
+        while (_queue.TryDequeue(out BroadcastFrame? frame))
+        {
+            Interlocked.Add(ref _queuedBytes, -frame.Length);
+            try
+            {
+                if (CanSend && !AppendLocked(frame))
+                {
+                    WebSocketTelemetry.BroadcastSkipped.Add(1);
+                }
+            }
+            finally
+            {
+                frame.Release();
+            }
+        }
+
+        if (Volatile.Read(ref _closeRequested) == 1 && CanSend)
+        {
+            Volatile.Write(ref _closeRequested, 2);
+            CloseSlowLocked();
+        }
+    }
+
+    /// <summary>Releases every queued frame without appending (the host can no longer run).</summary>
+    protected void DiscardQueued()
+    {
+        Volatile.Write(ref _scheduled, 0);
+        while (_queue.TryDequeue(out BroadcastFrame? frame))
+        {
+            Interlocked.Add(ref _queuedBytes, -frame.Length);
+            frame.Release();
+        }
+    }
+
+    private void ScheduleRun()
+    {
+        if (Interlocked.Exchange(ref _scheduled, 1) == 0 && !Schedule())
+        {
+            DiscardQueued();
+        }
+    }
+}

@@ -1,0 +1,227 @@
+using System.Buffers;
+using System.Diagnostics.Metrics;
+
+namespace WebSocketCodec;
+
+/// <summary>
+/// A set of server websockets that receive the same messages: a chat room, a dashboard's viewers, a market-data feed.
+/// <see cref="Broadcast(WebSocketOpcode, ReadOnlySpan{byte})"/> encodes the message once into pooled memory and hands
+/// the same bytes to every member's output, never waiting on any: a member's own thread takes them when its output is
+/// busy, and a member above its high water mark is skipped or closed (<see cref="SlowMemberPolicy"/>) instead of
+/// holding up the others. Broadcasts of one group are serialized, so every member gets them in the same order.
+/// Thread-safe: members may join and leave while a broadcast runs (one removed meanwhile may still get that
+/// broadcast, one added meanwhile may not); members that can no longer send are dropped at the next broadcast.
+/// Members may be websockets of different hosts and protocols (Kestrel HTTP/1.1 and HTTP/2, SpanNetty).
+/// </summary>
+public sealed class WebSocketGroup
+{
+    private readonly object _membership = new();
+    private readonly object _fanOut = new();
+    private readonly List<BroadcastInbox> _members = [];
+    private readonly Dictionary<BroadcastInbox, int> _index = new(ReferenceEqualityComparer.Instance);
+    private readonly ArrayPool<byte> _pool;
+    private BroadcastInbox[] _snapshot = [];
+    private int _snapshotCount;
+    private bool _changed;
+    private readonly List<BroadcastInbox> _leaving = [];
+
+    /// <summary>Creates an empty group.</summary>
+    /// <param name="slowMemberPolicy">What a broadcast does for a member above its high water mark.</param>
+    /// <param name="pool">Where broadcast frames' memory comes from (the shared pool when not given).</param>
+    public WebSocketGroup(SlowMemberPolicy slowMemberPolicy = SlowMemberPolicy.Skip, ArrayPool<byte>? pool = null)
+    {
+        SlowMemberPolicy = slowMemberPolicy;
+        _pool = pool ?? ArrayPool<byte>.Shared;
+    }
+
+    /// <summary>What a broadcast does for a member above its high water mark.</summary>
+    public SlowMemberPolicy SlowMemberPolicy { get; }
+
+    /// <summary>The number of members now.</summary>
+    public int Count
+    {
+        get
+        {
+            lock (_membership)
+            {
+                return _members.Count;
+            }
+        }
+    }
+
+    /// <summary>Adds a websocket.</summary>
+    /// <returns>False when it was a member already.</returns>
+    /// <exception cref="ArgumentException">The websocket is a client: its frames must be masked one by one.</exception>
+    public bool Add(IWebSocketGroupMember member)
+    {
+        BroadcastInbox inbox = InboxOf(member);
+        if (inbox.Role != WebSocketRole.Server)
+        {
+            throw new ArgumentException("Only server websockets can join a group: a client masks each frame with a key of its own.", nameof(member));
+        }
+
+        lock (_membership)
+        {
+            if (!_index.TryAdd(inbox, _members.Count))
+            {
+                return false;
+            }
+
+            _members.Add(inbox);
+            _changed = true;
+            return true;
+        }
+    }
+
+    /// <summary>Removes a websocket.</summary>
+    /// <returns>False when it was not a member.</returns>
+    public bool Remove(IWebSocketGroupMember member)
+    {
+        BroadcastInbox inbox = InboxOf(member);
+        lock (_membership)
+        {
+            return RemoveLocked(inbox);
+        }
+    }
+
+    /// <summary>Whether the websocket is a member.</summary>
+    public bool Contains(IWebSocketGroupMember member)
+    {
+        BroadcastInbox inbox = InboxOf(member);
+        lock (_membership)
+        {
+            return _index.ContainsKey(inbox);
+        }
+    }
+
+    /// <summary>Sends one whole message to every member: encoded once, the same bytes appended to each member's output
+    /// (or queued for its own thread when its output is busy right now). Never waits for the network or for a member;
+    /// safe from any thread, a listener's callbacks included.</summary>
+    /// <param name="opcode">Text or Binary.</param>
+    /// <param name="payload">The message (copied once; yours again when this returns).</param>
+    /// <returns>How many members took it, were skipped or closed, and how many had left.</returns>
+    public BroadcastResult Broadcast(WebSocketOpcode opcode, ReadOnlySpan<byte> payload)
+    {
+        using BroadcastFrame frame = BroadcastFrame.Create(opcode, payload, _pool);
+        return FanOut(frame);
+    }
+
+    /// <summary>Sends a frame encoded beforehand (to send one message to several groups with one encoding). The frame
+    /// stays yours to dispose.</summary>
+    /// <exception cref="ObjectDisposedException">The frame was disposed and released.</exception>
+    public BroadcastResult Broadcast(BroadcastFrame frame)
+    {
+        ArgumentNullException.ThrowIfNull(frame);
+        ObjectDisposedException.ThrowIf(!frame.TryRetain(), frame);
+
+        try
+        {
+            return FanOut(frame);
+        }
+        finally
+        {
+            frame.Release();
+        }
+    }
+
+    private BroadcastResult FanOut(BroadcastFrame frame)
+    {
+        int sent = 0, skipped = 0, closed = 0, removed = 0;
+        lock (_fanOut)
+        {
+            BroadcastInbox[] members = Snapshot(out int count);
+            for (int i = 0; i < count; i++)
+            {
+                BroadcastInbox member = members[i];
+                switch (member.Offer(frame, SlowMemberPolicy))
+                {
+                    case BroadcastOutcome.Sent:
+                        sent++;
+                        break;
+                    case BroadcastOutcome.Skipped:
+                        skipped++;
+                        break;
+                    case BroadcastOutcome.Closed:
+                        closed++;
+                        _leaving.Add(member);
+                        break;
+                    default:
+                        removed++;
+                        _leaving.Add(member);
+                        break;
+                }
+            }
+
+            if (_leaving.Count > 0)
+            {
+                lock (_membership)
+                {
+                    foreach (BroadcastInbox member in _leaving)
+                    {
+                        RemoveLocked(member);
+                    }
+                }
+
+                _leaving.Clear();
+            }
+        }
+
+        WebSocketTelemetry.Broadcasts.Add(1);
+        WebSocketTelemetry.BroadcastRecipients.Add(sent);
+        AddIfAny(WebSocketTelemetry.BroadcastSkipped, skipped);
+        AddIfAny(WebSocketTelemetry.BroadcastClosed, closed);
+        return new BroadcastResult(sent, skipped, closed, removed);
+    }
+
+    private static void AddIfAny(Counter<long> counter, int value)
+    {
+        if (value > 0)
+        {
+            counter.Add(value);
+        }
+    }
+
+    /// <summary>The members as of now; rebuilt (one array) only after the membership changed, so broadcasts to a
+    /// steady group allocate nothing per member. Called under the fan-out lock.</summary>
+    private BroadcastInbox[] Snapshot(out int count)
+    {
+        lock (_membership)
+        {
+            if (_changed)
+            {
+                _snapshot = _members.Count == 0 ? [] : _members.ToArray();
+                _snapshotCount = _members.Count;
+                _changed = false;
+            }
+
+            count = _snapshotCount;
+            return _snapshot;
+        }
+    }
+
+    private bool RemoveLocked(BroadcastInbox inbox)
+    {
+        if (!_index.Remove(inbox, out int at))
+        {
+            return false;
+        }
+
+        int last = _members.Count - 1;
+        if (at != last)
+        {
+            BroadcastInbox moved = _members[last];
+            _members[at] = moved;
+            _index[moved] = at;
+        }
+
+        _members.RemoveAt(last);
+        _changed = true;
+        return true;
+    }
+
+    private static BroadcastInbox InboxOf(IWebSocketGroupMember member)
+    {
+        ArgumentNullException.ThrowIfNull(member);
+        return member.BroadcastInbox;
+    }
+}
