@@ -1,0 +1,109 @@
+namespace WebSocketCodec.Tests.Broadcast;
+
+/// <summary>
+/// A group member with a scripted output: it records the bytes appended to it, can be busy (the broadcasting thread
+/// cannot write it now, so frames queue), unwritable, or unable to send, and runs its queue when the test says so (or
+/// on the thread pool, for the concurrent tests).
+/// </summary>
+internal sealed class FakeMember(WebSocketRole role = WebSocketRole.Server, bool runOnThreadPool = false)
+    : BroadcastInbox, IWebSocketGroupMember
+{
+    private readonly object _sync = new();
+    private readonly List<byte[]> _frames = [];
+
+    public volatile bool Busy;
+    public volatile bool Writable = true;
+    public volatile bool Sending = true;
+    public volatile bool InMessage;
+    public volatile bool Rejects;
+    public int Schedules;
+    public int SlowCloses;
+
+    BroadcastInbox IWebSocketGroupMember.BroadcastInbox => this;
+
+    public override WebSocketRole Role => role;
+
+    public List<byte[]> Frames
+    {
+        get
+        {
+            lock (_sync)
+            {
+                return [.. _frames];
+            }
+        }
+    }
+
+    public bool HasQueued => !QueueIsEmpty;
+
+    protected override bool CanSend => Sending;
+
+    protected override bool IsWritable => Writable;
+
+    protected override long HighWaterMark => 1024;
+
+    /// <summary>Runs the queue now, as the member's own thread would.</summary>
+    public void Run()
+    {
+        lock (_sync)
+        {
+            RunQueued();
+        }
+    }
+
+    protected override bool TryAppendNow(BroadcastFrame frame)
+    {
+        if (Busy || !Monitor.TryEnter(_sync))
+        {
+            return false;
+        }
+
+        try
+        {
+            if (!QueueIsEmpty)
+            {
+                return false;
+            }
+
+            AppendLocked(frame);
+            return true;
+        }
+        finally
+        {
+            Monitor.Exit(_sync);
+        }
+    }
+
+    protected override bool Schedule()
+    {
+        Interlocked.Increment(ref Schedules);
+        if (Rejects)
+        {
+            return false;
+        }
+
+        if (runOnThreadPool)
+        {
+            ThreadPool.UnsafeQueueUserWorkItem(static member => member.Run(), this, preferLocal: false);
+        }
+
+        return true;
+    }
+
+    protected override bool AppendLocked(BroadcastFrame frame)
+    {
+        if (InMessage)
+        {
+            return false;
+        }
+
+        _frames.Add(frame.Span.ToArray());
+        return true;
+    }
+
+    protected override void CloseSlowLocked()
+    {
+        SlowCloses++;
+        Sending = false;
+    }
+}

@@ -1,0 +1,280 @@
+using WebSocketCodec.Testing;
+
+namespace WebSocketCodec.Tests.Broadcast;
+
+/// <summary>The group's fan-out: the same bytes for every member, never waiting on one, one order for all, slow and
+/// gone members handled, pooled memory given back on every path.</summary>
+public sealed class WebSocketGroupTests
+{
+    private static byte[] Text(string s) => System.Text.Encoding.UTF8.GetBytes(s);
+
+    [Fact]
+    public void MembersJoinOnceAndLeave()
+    {
+        var group = new WebSocketGroup();
+        var a = new FakeMember();
+        var b = new FakeMember();
+
+        Assert.True(group.Add(a));
+        Assert.False(group.Add(a));
+        Assert.True(group.Add(b));
+        Assert.Equal(2, group.Count);
+        Assert.True(group.Remove(a));
+        Assert.False(group.Remove(a));
+        Assert.False(group.Contains(a));
+        Assert.True(group.Contains(b));
+        Assert.Equal(1, group.Count);
+        Assert.Throws<ArgumentException>(() => group.Add(new FakeMember(WebSocketRole.Client)));
+        Assert.Throws<ArgumentNullException>(() => group.Add(null!));
+    }
+
+    [Fact]
+    public void EveryMemberGetsTheSameEncodedBytes()
+    {
+        var pool = new CountingPool();
+        var group = new WebSocketGroup(pool: pool);
+        FakeMember[] members = [new(), new(), new()];
+        foreach (FakeMember member in members)
+        {
+            group.Add(member);
+        }
+
+        BroadcastResult result = group.Broadcast(WebSocketOpcode.Text, Text("hello"));
+
+        Assert.Equal(new BroadcastResult(3, 0, 0, 0), result);
+        byte[] expected = WireFrames.Server(WebSocketOpcode.Text, Text("hello"));
+        Assert.All(members, m => Assert.Equal(expected, Assert.Single(m.Frames)));
+        Assert.Equal(1, pool.Rented); // encoded once
+        Assert.Equal(0, pool.Outstanding);
+    }
+
+    [Fact]
+    public void ABusyMemberQueuesTheFrameAndHoldsItsMemoryUntilItRuns()
+    {
+        var pool = new CountingPool();
+        var group = new WebSocketGroup(pool: pool);
+        var busy = new FakeMember { Busy = true };
+        var free = new FakeMember();
+        group.Add(busy);
+        group.Add(free);
+
+        Assert.Equal(2, group.Broadcast(WebSocketOpcode.Binary, [1]).Sent);
+
+        Assert.Single(free.Frames);
+        Assert.Empty(busy.Frames);
+        Assert.Equal(1, busy.Schedules);
+        Assert.Equal(1, pool.Outstanding); // the busy member holds the frame
+
+        busy.Run();
+        Assert.Equal(WireFrames.Server(WebSocketOpcode.Binary, [1]), Assert.Single(busy.Frames));
+        Assert.Equal(0, pool.Outstanding);
+    }
+
+    [Fact]
+    public void OnceAFrameIsQueuedLaterOnesQueueBehindIt()
+    {
+        var group = new WebSocketGroup();
+        var member = new FakeMember { Busy = true };
+        group.Add(member);
+
+        group.Broadcast(WebSocketOpcode.Text, Text("first"));
+        member.Busy = false; // free now, but "first" still waits: "second" must not overtake it
+        group.Broadcast(WebSocketOpcode.Text, Text("second"));
+        Assert.Empty(member.Frames);
+        Assert.Equal(1, member.Schedules); // one run takes both
+
+        member.Run();
+        Assert.Equal(
+            [WireFrames.Server(WebSocketOpcode.Text, Text("first")), WireFrames.Server(WebSocketOpcode.Text, Text("second"))],
+            member.Frames);
+    }
+
+    [Fact]
+    public void SkipLeavesASlowMemberInTheGroupWithoutTheMessage()
+    {
+        var group = new WebSocketGroup(SlowMemberPolicy.Skip);
+        var slow = new FakeMember { Writable = false };
+        var fast = new FakeMember();
+        group.Add(slow);
+        group.Add(fast);
+
+        Assert.Equal(new BroadcastResult(1, 1, 0, 0), group.Broadcast(WebSocketOpcode.Text, Text("a")));
+        slow.Writable = true;
+        Assert.Equal(new BroadcastResult(2, 0, 0, 0), group.Broadcast(WebSocketOpcode.Text, Text("b")));
+
+        Assert.Equal([WireFrames.Server(WebSocketOpcode.Text, Text("b"))], slow.Frames);
+        Assert.Equal(2, fast.Frames.Count);
+        Assert.Equal(2, group.Count);
+        Assert.Equal(0, slow.SlowCloses);
+    }
+
+    [Fact]
+    public void QueuedBytesCountAgainstTheHighWaterMark()
+    {
+        var group = new WebSocketGroup(SlowMemberPolicy.Skip);
+        var busy = new FakeMember { Busy = true }; // high water mark 1024
+        group.Add(busy);
+
+        int sent = 0;
+        for (int i = 0; i < 10; i++)
+        {
+            sent += group.Broadcast(WebSocketOpcode.Binary, new byte[300]).Sent;
+        }
+
+        Assert.Equal(3, sent); // 3 × 304 bytes queued; a fourth would pass the mark
+        busy.Run();
+        Assert.Equal(3, busy.Frames.Count);
+        Assert.Equal(1, group.Broadcast(WebSocketOpcode.Binary, new byte[300]).Sent); // the queue drained
+    }
+
+    [Fact]
+    public void CloseClosesASlowMemberOnItsOwnThreadAndDropsItFromTheGroup()
+    {
+        var group = new WebSocketGroup(SlowMemberPolicy.Close);
+        var slow = new FakeMember { Writable = false };
+        var fast = new FakeMember();
+        group.Add(slow);
+        group.Add(fast);
+
+        Assert.Equal(new BroadcastResult(1, 0, 1, 0), group.Broadcast(WebSocketOpcode.Text, Text("a")));
+        Assert.False(group.Contains(slow));
+        Assert.Equal(0, slow.SlowCloses); // not on the broadcasting thread: the member's run closes it
+        slow.Run();
+        Assert.Equal(1, slow.SlowCloses);
+
+        Assert.Equal(new BroadcastResult(1, 0, 0, 0), group.Broadcast(WebSocketOpcode.Text, Text("b")));
+        Assert.Empty(slow.Frames);
+    }
+
+    [Fact]
+    public void MembersThatCannotSendAreDropped()
+    {
+        var group = new WebSocketGroup();
+        var gone = new FakeMember { Sending = false };
+        group.Add(gone);
+        group.Add(new FakeMember());
+
+        Assert.Equal(new BroadcastResult(1, 0, 0, 1), group.Broadcast(WebSocketOpcode.Text, Text("a")));
+        Assert.False(group.Contains(gone));
+        Assert.Equal(1, group.Count);
+    }
+
+    [Fact]
+    public void AFrameQueuedForAMemberThatEndedIsReleasedUnsent()
+    {
+        var pool = new CountingPool();
+        var group = new WebSocketGroup(pool: pool);
+        var member = new FakeMember { Busy = true };
+        group.Add(member);
+        group.Broadcast(WebSocketOpcode.Binary, [1, 2, 3]);
+
+        member.Sending = false; // closed before its run
+        member.Run();
+
+        Assert.Empty(member.Frames);
+        Assert.Equal(0, pool.Outstanding);
+    }
+
+    [Fact]
+    public void AMemberWhoseThreadIsGoneReleasesTheQueueAtOnce()
+    {
+        var pool = new CountingPool();
+        var group = new WebSocketGroup(pool: pool);
+        var member = new FakeMember { Busy = true, Rejects = true };
+        group.Add(member);
+
+        group.Broadcast(WebSocketOpcode.Binary, [1]);
+
+        Assert.False(member.HasQueued);
+        Assert.Equal(0, pool.Outstanding);
+    }
+
+    [Fact]
+    public void AFrameCannotGoBetweenAMembersOwnFragments()
+    {
+        var group = new WebSocketGroup();
+        var member = new FakeMember { InMessage = true };
+        group.Add(member);
+
+        group.Broadcast(WebSocketOpcode.Text, Text("a"));
+
+        Assert.Empty(member.Frames);
+    }
+
+    [Fact]
+    public void AFrameOfYourOwnServesSeveralGroupsAndIsRefusedOnceDisposed()
+    {
+        var pool = new CountingPool();
+        var first = new WebSocketGroup();
+        var second = new WebSocketGroup();
+        var a = new FakeMember { Busy = true };
+        var b = new FakeMember();
+        first.Add(a);
+        second.Add(b);
+
+        BroadcastFrame frame = BroadcastFrame.Create(WebSocketOpcode.Text, Text("news"), pool);
+        first.Broadcast(frame);
+        second.Broadcast(frame);
+        frame.Dispose();
+
+        Assert.Equal(1, pool.Outstanding); // a still holds it
+        a.Run();
+        Assert.Equal(a.Frames, b.Frames);
+        Assert.Equal(0, pool.Outstanding);
+        Assert.Throws<ObjectDisposedException>(() => first.Broadcast(frame));
+    }
+
+    [Fact]
+    public async Task ConcurrentBroadcastsReachEveryMemberInOneOrderWhileMembersComeAndGo()
+    {
+        var pool = new CountingPool();
+        var group = new WebSocketGroup(pool: pool);
+        FakeMember[] steady = [.. Enumerable.Range(0, 8).Select(_ => new FakeMember(runOnThreadPool: true))];
+        foreach (FakeMember member in steady)
+        {
+            group.Add(member);
+        }
+
+        const int PerThread = 2_000;
+        using var churnStop = new CancellationTokenSource();
+        var churn = Task.Run(() =>
+        {
+            // Members join and leave, and the steady ones turn busy and free, while broadcasts run.
+            var random = new Random(7);
+            while (!churnStop.IsCancellationRequested)
+            {
+                var passer = new FakeMember(runOnThreadPool: true) { Busy = random.Next(2) == 0 };
+                group.Add(passer);
+                steady[random.Next(steady.Length)].Busy = random.Next(2) == 0;
+                group.Remove(passer);
+            }
+        });
+        Task[] senders = [.. Enumerable.Range(0, 4).Select(t => Task.Run(() =>
+        {
+            for (int i = 0; i < PerThread; i++)
+            {
+                group.Broadcast(WebSocketOpcode.Binary, [(byte)t, (byte)(i >> 8), (byte)i]);
+            }
+        }))];
+        await Task.WhenAll(senders).WaitAsync(TimeSpan.FromSeconds(30));
+        churnStop.Cancel();
+        await churn.WaitAsync(TimeSpan.FromSeconds(10));
+        foreach (FakeMember member in steady)
+        {
+            member.Busy = false;
+        }
+
+        await Eventually.True(() => steady.All(m => m.Frames.Count == 4 * PerThread), TimeSpan.FromSeconds(20));
+        List<byte[]> order = steady[0].Frames;
+        Assert.All(steady, m => Assert.Equal(order, m.Frames));
+        for (int t = 0; t < 4; t++)
+        {
+            // Each thread's own broadcasts keep their order.
+            int[] mine = [.. order.Where(f => f[2] == t).Select(f => (f[3] << 8) | f[4])];
+            Assert.Equal(Enumerable.Range(0, PerThread), mine);
+        }
+
+        await Eventually.True(() => pool.Outstanding == 0, TimeSpan.FromSeconds(10));
+        Assert.Equal(0, pool.BadReturns);
+    }
+}
