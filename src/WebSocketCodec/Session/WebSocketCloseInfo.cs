@@ -22,8 +22,9 @@ public sealed record WebSocketCloseInfo(
     public CloseStatus Status => ReceivedStatus ?? SentStatus ?? CloseStatus.AbnormalClosure;
 
     /// <summary>What a host reports when a session has ended: the first that applies of the peer's violation, the
-    /// session's timeout (or the host's close timeout), a slow consumer, an abort, an error, and a complete close
-    /// handshake.</summary>
+    /// session's keep-alive or idle timeout, a slow consumer (its Close usually cannot reach a peer that does not read,
+    /// so the close timeout that follows is its consequence, not the cause), the close timeout, an abort, an error, and
+    /// a complete close handshake.</summary>
     internal static WebSocketCloseInfo From(
         WebSocketSession session, bool closeTimedOut, bool slowConsumer, bool aborted, Exception? error)
     {
@@ -32,9 +33,9 @@ public sealed record WebSocketCloseInfo(
             {
                 SessionTimerResult.KeepAliveTimeout => WebSocketEndReason.KeepAliveTimeout,
                 SessionTimerResult.IdleTimeout => WebSocketEndReason.IdleTimeout,
+                _ when slowConsumer => WebSocketEndReason.SlowConsumer,
                 SessionTimerResult.CloseTimeout => WebSocketEndReason.CloseTimeout,
                 _ when closeTimedOut => WebSocketEndReason.CloseTimeout,
-                _ when slowConsumer => WebSocketEndReason.SlowConsumer,
                 _ when aborted => WebSocketEndReason.Aborted,
                 _ when error is not null => WebSocketEndReason.Error,
                 _ when session.ReceivedCloseStatus is not null && session.SentCloseStatus is not null => WebSocketEndReason.Closed,

@@ -71,4 +71,65 @@ public sealed class AllocationTests
         // An object per frame would cost at least 24 bytes.
         Assert.True(echo.Allocated / (double)echo.Pairs < 1.0, $"{echo.Allocated} bytes over {echo.Pairs} frames ");
     }
+
+    [Fact]
+    public async Task BroadcastingAllocatesNothingPerRecipient()
+    {
+        const int Members = 100, Broadcasts = 2_000;
+        var group = new WebSocketGroup();
+        var loops = new List<Loopback>();
+        var runs = new List<Task<WebSocketCloseInfo>>();
+        for (int i = 0; i < Members; i++)
+        {
+            var loop = new Loopback(pauseWriterThreshold: 1024 * 1024, pool: new BlockPool(preallocate: 16));
+            var connection = new WebSocketConnection(loop.Server, WebSocketRole.Server);
+            runs.Add(connection.RunAsync(new RecordingListener(), Loopback.Timeout(60)));
+            loops.Add(loop);
+            group.Add(connection);
+        }
+
+        // The peers read on this thread, without waiting between rounds: a pipe whose reader waits schedules it on
+        // every flush (a thread-pool item: the pipe's allocation, not the broadcast's), and a pipe nobody reads grows
+        // segment objects.
+        long received = 0;
+        byte[] payload = new byte[64];
+        long allocated = 0;
+        int sent = 0;
+        for (int round = 0; round < 2 * Broadcasts / 10; round++)
+        {
+            long before = GC.GetAllocatedBytesForCurrentThread();
+            int roundSent = 0;
+            for (int i = 0; i < 10; i++)
+            {
+                roundSent += group.Broadcast(WebSocketOpcode.Binary, payload).Sent;
+            }
+
+            if (round >= Broadcasts / 10)
+            {
+                allocated += GC.GetAllocatedBytesForCurrentThread() - before; // the first half warms pools and queues up
+                sent += roundSent;
+            }
+
+            foreach (Loopback loop in loops)
+            {
+                received += loop.DiscardPending();
+            }
+        }
+
+        foreach (Loopback loop in loops)
+        {
+            await loop.SendAsync(WireFrames.ClientClose(1000));
+        }
+
+        await Task.WhenAll(runs).WaitAsync(TimeSpan.FromSeconds(60));
+        foreach (Loopback loop in loops)
+        {
+            received += loop.DiscardPending();
+        }
+
+        Assert.Equal(Members * Broadcasts, sent);
+        Assert.True(received >= Members * 2L * Broadcasts * 66, $"{received} bytes received");
+        // The frame object is per broadcast (tens of bytes over 100 recipients); anything per recipient is at least 24.
+        Assert.True(allocated / (double)sent < 1.0, $"{allocated} bytes over {sent} recipients");
+    }
 }

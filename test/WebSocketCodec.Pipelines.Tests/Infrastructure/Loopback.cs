@@ -130,6 +130,20 @@ public sealed class Loopback
         return 0;
     }
 
+    /// <summary>Consumes what the server sent so far, without waiting (nobody waits on the pipe, so nothing is
+    /// scheduled); returns the byte count.</summary>
+    public long DiscardPending()
+    {
+        if (!_toClient.Reader.TryRead(out ReadResult result))
+        {
+            return 0;
+        }
+
+        long length = result.Buffer.Length;
+        _toClient.Reader.AdvanceTo(result.Buffer.End);
+        return length;
+    }
+
     /// <summary>Whether the server has closed its output, without waiting.</summary>
     public bool ServerOutputCompleted()
     {
