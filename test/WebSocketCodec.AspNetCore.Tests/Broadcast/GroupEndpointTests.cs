@@ -1,0 +1,127 @@
+using System.Buffers.Binary;
+using System.Collections.Concurrent;
+using System.Net.Sockets;
+using System.Net.WebSockets;
+using System.Text;
+using WebSocketCodec.Pipelines;
+
+namespace WebSocketCodec.AspNetCore.Tests.Broadcast;
+
+/// <summary>A group of websockets on the Kestrel endpoint, HTTP/1.1 and HTTP/2 members together, read by independent
+/// clients (.NET's <see cref="ClientWebSocket"/>), with one member whose peer never reads.</summary>
+public sealed class GroupEndpointTests
+{
+    private const int Messages = 2_000;
+    private const int MessageLength = 1024;
+
+    [Fact]
+    public async Task ANonReadingMemberAmongAHundredIsClosedAndTheOthersGetEveryMessageInOrder()
+    {
+        var group = new WebSocketGroup(SlowMemberPolicy.Close);
+        var ended = new ConcurrentQueue<WebSocketCloseInfo>();
+
+        await using KestrelHost host = await KestrelHost.StartAsync(
+            map: app => app.MapWebSocket(
+                "/room",
+                async (context, connection) =>
+                {
+                    if (context.Request.Query.ContainsKey("never-reads"))
+                    {
+                        // The kernel's buffers on loopback take megabytes: fill them first (and the transport's), so the
+                        // test needs no megabytes of broadcasts to find this peer slow.
+                        byte[] filler = new byte[64 * 1024];
+                        while (connection.IsWritable)
+                        {
+                            connection.Sender.TrySend(WebSocketOpcode.Binary, filler);
+                            await Task.Delay(5); // pacing: the transport takes what it can between tries
+                        }
+                    }
+
+                    group.Add(connection);
+                    try
+                    {
+                        ended.Enqueue(await connection.RunAsync(sender => new WebSocketMessageListener<WebSocketFrameSender>(sender, static (_, _, _) => { })));
+                    }
+                    finally
+                    {
+                        group.Remove(connection);
+                    }
+                },
+                options => options.Session = options.Session with
+                {
+                    OutboundHighWaterMark = 256 * 1024, OutboundLowWaterMark = 128 * 1024, CloseTimeout = TimeSpan.FromSeconds(1),
+                }),
+            sharedPort: true);
+
+        // 50 members over HTTP/1.1, 49 as streams of one HTTP/2 connection, and one raw peer that never reads.
+        using var invoker = new HttpMessageInvoker(Http2Requests.Handler());
+        var clients = new List<ClientWebSocket>();
+        for (int i = 0; i < 99; i++)
+        {
+            ClientWebSocket client = i % 2 == 0 ? new ClientWebSocket() : Http2Requests.Client();
+            await client.ConnectAsync(host.WebSocketUrl("/room"), i % 2 == 0 ? null : invoker, RawHttp.Timeout());
+            clients.Add(client);
+        }
+
+        using var stuck = new Socket(AddressFamily.InterNetwork, SocketType.Stream, ProtocolType.Tcp) { ReceiveBufferSize = 4096 };
+        await stuck.ConnectAsync(host.EndPoint);
+        await stuck.SendAsync(Encoding.ASCII.GetBytes(RawHttp.Upgrade("/room?never-reads")), SocketFlags.None);
+        Assert.StartsWith("HTTP/1.1 101 ", await RawHttp.ReadHeadAsync(stuck)); // from now on nothing is read
+        await Eventually.True(() => group.Count == 100);
+
+        int[] progress = new int[clients.Count];
+        Task[] reading = [.. clients.Select((client, k) => ReadAllAsync(client, progress, k))];
+        byte[] payload = new byte[MessageLength];
+        int closed = 0;
+        for (int i = 0; i < Messages; i++)
+        {
+            BinaryPrimitives.WriteInt32BigEndian(payload, i);
+            closed += group.Broadcast(WebSocketOpcode.Binary, payload).Closed;
+            if (i % 50 == 49)
+            {
+                // A paced producer: the readers stay within 100 messages (100 KiB, under the high water mark); the
+                // peer that never reads is not waited for.
+                int sentSoFar = i + 1;
+                await Eventually.True(() => progress.Min() >= sentSoFar - 100 || reading.Any(r => r.IsFaulted));
+            }
+        }
+
+        await Task.WhenAll(reading).WaitAsync(TimeSpan.FromSeconds(60));
+
+        Assert.Equal(1, closed);
+        await Eventually.True(() => ended.Count == 1);
+        WebSocketCloseInfo slow = Assert.Single(ended);
+        Assert.Equal(WebSocketEndReason.SlowConsumer, slow.EndReason);
+        Assert.Equal(CloseStatus.PolicyViolation, slow.SentStatus);
+        Assert.Equal(99, group.Count);
+        foreach (ClientWebSocket client in clients)
+        {
+            await client.CloseAsync(WebSocketCloseStatus.NormalClosure, null, RawHttp.Timeout());
+            client.Dispose();
+        }
+
+        await Eventually.True(() => group.Count == 0);
+    }
+
+    private static async Task ReadAllAsync(ClientWebSocket client, int[] progress, int index)
+    {
+        byte[] buffer = new byte[MessageLength];
+        using var timeout = new CancellationTokenSource(TimeSpan.FromSeconds(90));
+        for (int expected = 0; expected < Messages; expected++)
+        {
+            int length = 0;
+            ValueWebSocketReceiveResult result;
+            do
+            {
+                result = await client.ReceiveAsync(buffer.AsMemory(length), timeout.Token);
+                length += result.Count;
+            }
+            while (!result.EndOfMessage);
+
+            Assert.Equal(WebSocketMessageType.Binary, result.MessageType);
+            Assert.Equal(MessageLength, length);
+            Assert.Equal(expected, BinaryPrimitives.ReadInt32BigEndian(buffer));
+            Volatile.Write(ref progress[index], expected + 1);
+        }
+    }
+}
