@@ -1,0 +1,194 @@
+using System.Buffers.Binary;
+using System.Collections.Concurrent;
+using System.Net.Sockets;
+using System.Net.WebSockets;
+using System.Text;
+using WebSocketCodec.Pipelines;
+using WebSocketCodec.Testing;
+
+namespace WebSocketCodec.SpanNetty.Tests.Broadcast;
+
+/// <summary>SpanNetty websockets in a group, read by .NET's <see cref="ClientWebSocket"/>: listeners broadcasting from
+/// two event loops reach every member in one order, and a peer that never reads is closed while the others carry on.
+/// Buffers are checked by SpanNetty's leak detector (paranoid) and a counting pool.</summary>
+public sealed class ChannelGroupTests : LeakCheckedTests
+{
+    private sealed class Relay(ChannelFrameSender sender, WebSocketGroup group, ConcurrentQueue<WebSocketCloseInfo> ended) : IWebSocketFrameListener
+    {
+        public void OnFrame(WebSocketOpcode opcode, bool fin, int rsv, Span<byte> payload)
+        {
+            if (payload.Length == 0)
+            {
+                return;
+            }
+
+            group.Broadcast(opcode, payload);
+        }
+
+        public void OnClose(WebSocketCloseInfo info)
+        {
+            group.Remove(sender);
+            ended.Enqueue(info);
+        }
+    }
+
+    [Fact]
+    public async Task ListenersOnTwoEventLoopsBroadcastToEveryMemberInOneOrder()
+    {
+        const int Members = 6, PerMember = 200;
+        var pool = new CountingPool();
+        var group = new WebSocketGroup(SlowMemberPolicy.Close, pool);
+        var ended = new ConcurrentQueue<WebSocketCloseInfo>();
+        await using CallbacksServer server = await CallbacksServer.StartAsync(sender =>
+        {
+            group.Add(sender);
+            return new Relay(sender, group, ended);
+        }, WebSocketSessionOptions.Default);
+
+        var clients = new List<ClientWebSocket>();
+        for (int i = 0; i < Members; i++)
+        {
+            var client = new ClientWebSocket();
+            await client.ConnectAsync(server.Url, RawHttp.Timeout());
+            clients.Add(client);
+        }
+
+        await Eventually.True(() => group.Count == Members);
+        Task<List<byte[]>>[] reading = [.. clients.Select(c => ReadAsync(c, Members * PerMember))];
+        await Task.WhenAll(clients.Select((client, s) => Task.Run(async () =>
+        {
+            byte[] message = new byte[8];
+            for (int i = 0; i < PerMember; i++)
+            {
+                BinaryPrimitives.WriteInt32BigEndian(message, s);
+                BinaryPrimitives.WriteInt32BigEndian(message.AsSpan(4), i);
+                await client.SendAsync(message, WebSocketMessageType.Binary, true, RawHttp.Timeout());
+            }
+        })));
+
+        List<byte[]>[] received = await Task.WhenAll(reading).WaitAsync(TimeSpan.FromSeconds(60));
+        Assert.All(received, r => Assert.Equal(received[0], r));
+        for (int s = 0; s < Members; s++)
+        {
+            int[] mine = [.. received[0].Where(p => BinaryPrimitives.ReadInt32BigEndian(p) == s).Select(p => BinaryPrimitives.ReadInt32BigEndian(p.AsSpan(4)))];
+            Assert.Equal(Enumerable.Range(0, PerMember), mine);
+        }
+
+        foreach (ClientWebSocket client in clients)
+        {
+            await client.CloseAsync(WebSocketCloseStatus.NormalClosure, null, RawHttp.Timeout());
+            client.Dispose();
+        }
+
+        await Eventually.True(() => ended.Count == Members);
+        Assert.All(ended, info => Assert.True(info.IsClean, info.ToString()));
+        Assert.Equal(0, group.Count);
+        await Eventually.True(() => pool.Outstanding == 0);
+    }
+
+    [Fact]
+    public async Task APeerThatNeverReadsIsClosedWith1008AndTheOthersGetEveryMessage()
+    {
+        const int Messages = 500;
+        var group = new WebSocketGroup(SlowMemberPolicy.Close);
+        var ended = new ConcurrentQueue<WebSocketCloseInfo>();
+        var joined = new ConcurrentQueue<ChannelFrameSender>();
+        var session = WebSocketSessionOptions.Default with
+        {
+            OutboundHighWaterMark = 64 * 1024, OutboundLowWaterMark = 32 * 1024, CloseTimeout = TimeSpan.FromSeconds(1),
+        };
+        await using CallbacksServer server = await CallbacksServer.StartAsync(sender =>
+        {
+            joined.Enqueue(sender);
+            return new Relay(sender, group, ended);
+        }, session);
+
+        using var stuck = new Socket(AddressFamily.InterNetwork, SocketType.Stream, ProtocolType.Tcp) { ReceiveBufferSize = 4096 };
+        await stuck.ConnectAsync(server.EndPoint);
+        await stuck.SendAsync(Encoding.ASCII.GetBytes(RawHttp.Upgrade("/ws")), SocketFlags.None);
+        Assert.StartsWith("HTTP/1.1 101 ", await RawHttp.ReadHeadAsync(stuck)); // from now on nothing is read
+        await Eventually.True(() => joined.Count == 1);
+        ChannelFrameSender slow = Assert.Single(joined);
+        byte[] filler = new byte[64 * 1024];
+        while (slow.IsWritable)
+        {
+            slow.TrySend(WebSocketOpcode.Binary, filler); // fills the kernel's buffers first
+            await Task.Delay(5); // pacing: the channel writes what it can between tries
+        }
+
+        var readers = new List<ClientWebSocket>();
+        for (int i = 0; i < 4; i++)
+        {
+            var client = new ClientWebSocket();
+            await client.ConnectAsync(server.Url, RawHttp.Timeout());
+            readers.Add(client);
+        }
+
+        await Eventually.True(() => joined.Count == 5);
+        foreach (ChannelFrameSender sender in joined)
+        {
+            group.Add(sender);
+        }
+
+        int[] progress = new int[readers.Count];
+        Task<List<byte[]>>[] reading = [.. readers.Select((c, k) => ReadAsync(c, Messages, progress, k))];
+        int closed = 0;
+        byte[] payload = new byte[256];
+        for (int i = 0; i < Messages; i++)
+        {
+            BinaryPrimitives.WriteInt32BigEndian(payload, i);
+            closed += group.Broadcast(WebSocketOpcode.Binary, payload).Closed;
+            if (i % 50 == 49)
+            {
+                // A paced producer (the readers stay within 100 messages, under the high water mark); the peer that
+                // never reads is not waited for.
+                int sentSoFar = i + 1;
+                await Eventually.True(() => progress.Min() >= sentSoFar - 100 || reading.Any(r => r.IsFaulted));
+            }
+        }
+
+        foreach (List<byte[]> messages in await Task.WhenAll(reading).WaitAsync(TimeSpan.FromSeconds(60)))
+        {
+            Assert.Equal(Enumerable.Range(0, Messages), messages.Select(m => BinaryPrimitives.ReadInt32BigEndian(m)));
+        }
+
+        Assert.Equal(1, closed);
+        await Eventually.True(() => ended.Count == 1);
+        WebSocketCloseInfo info = Assert.Single(ended);
+        Assert.Equal(WebSocketEndReason.SlowConsumer, info.EndReason);
+        Assert.Equal(CloseStatus.PolicyViolation, info.SentStatus);
+        foreach (ClientWebSocket client in readers)
+        {
+            await client.CloseAsync(WebSocketCloseStatus.NormalClosure, null, RawHttp.Timeout());
+            client.Dispose();
+        }
+
+        await Eventually.True(() => ended.Count == 5);
+    }
+
+    private static async Task<List<byte[]>> ReadAsync(ClientWebSocket client, int count, int[]? progress = null, int index = 0)
+    {
+        var messages = new List<byte[]>();
+        byte[] buffer = new byte[1024];
+        using var timeout = new CancellationTokenSource(TimeSpan.FromSeconds(60));
+        while (messages.Count < count)
+        {
+            int length = 0;
+            ValueWebSocketReceiveResult result;
+            do
+            {
+                result = await client.ReceiveAsync(buffer.AsMemory(length), timeout.Token);
+                length += result.Count;
+            }
+            while (!result.EndOfMessage);
+
+            messages.Add(buffer[..length]);
+            if (progress is not null)
+            {
+                Volatile.Write(ref progress[index], messages.Count);
+            }
+        }
+
+        return messages;
+    }
+}
