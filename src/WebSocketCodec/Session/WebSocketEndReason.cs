@@ -20,7 +20,9 @@ public enum WebSocketEndReason : byte
     /// <summary>The peer did not answer our Close in time (or sent too much while we waited for it).</summary>
     CloseTimeout,
 
-    /// <summary>The peer read our frames too slowly: the websocket was closed with 1008.</summary>
+    /// <summary>The peer read our frames too slowly: the websocket was closed with 1008 (by the slow-consumer timeout
+    /// or a group's <see cref="SlowMemberPolicy.Close"/>). Reported even when the close timeout then ended it, as it
+    /// usually does: a peer that does not read cannot see the Close.</summary>
     SlowConsumer,
 
     /// <summary>The transport ended without a complete close handshake (the peer disconnected).</summary>

@@ -172,7 +172,7 @@ public sealed class OutboundTests
         await sender.WaitAsync(TimeSpan.FromSeconds(10));
 
         Assert.Equal((CloseStatus)1008, info.SentStatus);
-        Assert.Equal(WebSocketEndReason.CloseTimeout, info.EndReason);
+        Assert.Equal(WebSocketEndReason.SlowConsumer, info.EndReason); // the cause, not the close timeout that followed
         Assert.True(aborted); // even the Close could not be written: the connection is torn down
     }
 }
