@@ -3,11 +3,14 @@ namespace WebSocketCodec.Pipelines;
 /// <summary>
 /// A <see cref="WebSocketConnection"/>'s side of broadcasts. The fan-out appends straight into the output when its
 /// lock is free at that moment (or the broadcasting thread is this websocket's own read loop, which holds it), and
-/// otherwise queues the frame for a thread-pool run that takes the lock; so a broadcast from one websocket's listener
-/// never waits on another's lock, and no two read loops can wait on each other.
+/// otherwise queues the frame for a thread-pool run that takes the lock. The flush comes after the fan-out; a read
+/// loop that broadcasts (holding its own lock) leaves the flush to the thread pool. So no thread ever waits for a
+/// websocket's lock while holding another's or the group's, and no two read loops can wait on each other.
 /// </summary>
 internal sealed class ConnectionInbox(WebSocketConnection connection, WebSocketOutput output) : BroadcastInbox, IThreadPoolWorkItem
 {
+    private int _stopped; // an append crossed the high water mark: report it with the flush
+
     public override WebSocketRole Role => connection.Role;
 
     protected override bool CanSend => connection.CanSend;
@@ -35,7 +38,6 @@ internal sealed class ConnectionInbox(WebSocketConnection connection, WebSocketO
             return false;
         }
 
-        bool stopped;
         try
         {
             if (!QueueIsEmpty)
@@ -44,15 +46,31 @@ internal sealed class ConnectionInbox(WebSocketConnection connection, WebSocketO
             }
 
             AppendOrCount(frame);
-            stopped = output.AfterAppendLocked();
+            if (output.AfterAppendLocked())
+            {
+                Volatile.Write(ref _stopped, 1);
+            }
         }
         finally
         {
             Monitor.Exit(output.Sync);
         }
 
-        FlushOut(stopped);
+        FlushAfterFanOut();
         return true;
+    }
+
+    protected override void FlushAppended()
+    {
+        if (WebSocketConnection.InDispatch)
+        {
+            // This thread is a read loop holding its own websocket's lock: waiting for this one's could deadlock with
+            // its loop doing the same, so the thread pool flushes.
+            ScheduleRun();
+            return;
+        }
+
+        FlushOut(Interlocked.Exchange(ref _stopped, 0) != 0);
     }
 
     private void AppendOrCount(BroadcastFrame frame)
@@ -94,7 +112,7 @@ internal sealed class ConnectionInbox(WebSocketConnection connection, WebSocketO
             stopped = output.AfterAppendLocked();
         }
 
-        FlushOut(stopped);
+        FlushOut(stopped | Interlocked.Exchange(ref _stopped, 0) != 0);
     }
 
     private void FlushOut(bool stopped)

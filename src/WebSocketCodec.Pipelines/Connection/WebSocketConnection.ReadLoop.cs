@@ -9,6 +9,13 @@ namespace WebSocketCodec.Pipelines;
 // The read loop: one <c>ReadAsync</c>, every whole frame dispatched, one <c>AdvanceTo</c>, one flush.
 public sealed partial class WebSocketConnection
 {
+    [ThreadStatic]
+    private static bool t_inDispatch;
+
+    /// <summary>Whether this thread is a read loop dispatching frames (holding its websocket's output lock): it must not
+    /// wait for another websocket's lock.</summary>
+    internal static bool InDispatch => t_inDispatch;
+
     private async Task ReadLoopAsync(IWebSocketFrameListener listener)
     {
         PipeReader reader = _transport.Input;
@@ -55,6 +62,7 @@ public sealed partial class WebSocketConnection
                 if (!buffer.IsEmpty)
                 {
                     _loopThread = Environment.CurrentManagedThreadId;
+                    t_inDispatch = true;
                     Sender.LoopSent = false;
                     try
                     {
@@ -63,6 +71,7 @@ public sealed partial class WebSocketConnection
                     finally
                     {
                         _loopThread = 0;
+                        t_inDispatch = false;
                     }
 
                     answered = Sender.LoopSent;

@@ -30,9 +30,11 @@ internal sealed class ChannelInbox(WebSocketChannelHandler handler, ChannelOutpu
             WebSocketTelemetry.BroadcastSkipped.Add(1);
         }
 
-        output.Flush();
+        FlushAfterFanOut(); // a channel flush can run handlers' code: not under the group's lock
         return true;
     }
+
+    protected override void FlushAppended() => output.Flush();
 
     protected override bool Schedule()
     {

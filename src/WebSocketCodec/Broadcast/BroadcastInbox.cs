@@ -12,6 +12,9 @@ namespace WebSocketCodec;
 /// </summary>
 internal abstract class BroadcastInbox
 {
+    [ThreadStatic]
+    private static List<BroadcastInbox>? t_appended;
+
     private readonly ConcurrentQueue<BroadcastFrame> _queue = new();
     private long _queuedBytes;
     private int _scheduled;
@@ -67,9 +70,42 @@ internal abstract class BroadcastInbox
     }
 
     /// <summary>Appends the frame now if this thread can write the output without waiting and nothing is queued
-    /// (check <see cref="QueueIsEmpty"/> under the output's lock), and starts a flush.</summary>
+    /// (check <see cref="QueueIsEmpty"/> under the output's lock). Never flushes here (the group's fan-out lock is
+    /// held): call <see cref="FlushAfterFanOut"/> to be flushed once the fan-out is over.</summary>
     /// <returns>False: queue it.</returns>
     protected abstract bool TryAppendNow(BroadcastFrame frame);
+
+    /// <summary>Flushes what <see cref="TryAppendNow"/> appended (after the fan-out, with no group lock held), or has
+    /// the member's own thread do it when this thread may not wait for the member's lock.</summary>
+    protected abstract void FlushAppended();
+
+    /// <summary>Asks for <see cref="FlushAppended"/> once the current fan-out is over.</summary>
+    protected void FlushAfterFanOut() => (t_appended ??= []).Add(this);
+
+    /// <summary>Runs <see cref="FlushAppended"/> for the members appended to by this thread's fan-out (called by the
+    /// group after its fan-out lock was released).</summary>
+    public static void FlushFannedOut()
+    {
+        List<BroadcastInbox>? appended = t_appended;
+        if (appended is null || appended.Count == 0)
+        {
+            return;
+        }
+
+        t_appended = null; // a flush may run code that broadcasts again: that fan-out gets a list of its own
+        try
+        {
+            foreach (BroadcastInbox member in appended)
+            {
+                member.FlushAppended();
+            }
+        }
+        finally
+        {
+            appended.Clear();
+            t_appended ??= appended;
+        }
+    }
 
     /// <summary>Arranges for <see cref="RunQueued"/> to run on the member's own thread, soon.</summary>
     /// <returns>False when the host cannot run it any more (its thread is gone): the queue is released here.</returns>
@@ -122,7 +158,9 @@ internal abstract class BroadcastInbox
         }
     }
 
-    private void ScheduleRun()
+    /// <summary>Has <see cref="RunQueued"/> run on the member's own thread (once for any number of requests made before
+    /// it starts).</summary>
+    protected void ScheduleRun()
     {
         if (Interlocked.Exchange(ref _scheduled, 1) == 0 && !Schedule())
         {

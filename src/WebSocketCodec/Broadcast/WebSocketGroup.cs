@@ -166,6 +166,7 @@ public sealed class WebSocketGroup
             }
         }
 
+        BroadcastInbox.FlushFannedOut(); // outside the fan-out lock: a flush may wait for a member's lock
         WebSocketTelemetry.Broadcasts.Add(1);
         WebSocketTelemetry.BroadcastRecipients.Add(sent);
         AddIfAny(WebSocketTelemetry.BroadcastSkipped, skipped);

@@ -66,13 +66,20 @@ internal sealed class FakeMember(WebSocketRole role = WebSocketRole.Server, bool
             }
 
             AppendLocked(frame);
-            return true;
         }
         finally
         {
             Monitor.Exit(_sync);
         }
+
+        FlushAfterFanOut();
+        return true;
     }
+
+    /// <summary>Flushes asked for after a fan-out.</summary>
+    public int Flushes;
+
+    protected override void FlushAppended() => Interlocked.Increment(ref Flushes);
 
     protected override bool Schedule()
     {

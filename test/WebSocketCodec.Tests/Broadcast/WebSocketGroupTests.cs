@@ -46,6 +46,7 @@ public sealed class WebSocketGroupTests
         Assert.All(members, m => Assert.Equal(expected, Assert.Single(m.Frames)));
         Assert.Equal(1, pool.Rented); // encoded once
         Assert.Equal(0, pool.Outstanding);
+        Assert.All(members, m => Assert.Equal(1, m.Flushes)); // flushed once the fan-out was over
     }
 
     [Fact]
@@ -65,6 +66,7 @@ public sealed class WebSocketGroupTests
         Assert.Equal(1, busy.Schedules);
         Assert.Equal(1, pool.Outstanding); // the busy member holds the frame
 
+        Assert.Equal(0, busy.Flushes); // its own run flushes
         busy.Run();
         Assert.Equal(WireFrames.Server(WebSocketOpcode.Binary, [1]), Assert.Single(busy.Frames));
         Assert.Equal(0, pool.Outstanding);
