@@ -29,7 +29,7 @@ internal sealed class ConnectionInbox(WebSocketConnection connection, WebSocketO
                 return false;
             }
 
-            AppendOrCount(frame);
+            AppendLocked(frame);
             return true;
         }
 
@@ -45,7 +45,7 @@ internal sealed class ConnectionInbox(WebSocketConnection connection, WebSocketO
                 return false;
             }
 
-            AppendOrCount(frame);
+            AppendLocked(frame);
             if (output.AfterAppendLocked())
             {
                 Volatile.Write(ref _stopped, 1);
@@ -73,33 +73,14 @@ internal sealed class ConnectionInbox(WebSocketConnection connection, WebSocketO
         FlushOut(Interlocked.Exchange(ref _stopped, 0) != 0);
     }
 
-    private void AppendOrCount(BroadcastFrame frame)
-    {
-        if (!AppendLocked(frame))
-        {
-            WebSocketTelemetry.BroadcastSkipped.Add(1);
-        }
-    }
-
     protected override bool Schedule()
     {
         ThreadPool.UnsafeQueueUserWorkItem(this, preferLocal: false);
         return true;
     }
 
-    protected override bool AppendLocked(BroadcastFrame frame)
-    {
-        if (!connection.CanSend || connection.Sender.InMessage)
-        {
-            return false; // closing, or between fragments of a message of its own: a frame cannot go in between
-        }
-
-        ReadOnlySpan<byte> bytes = frame.Span;
-        CoalescingWriter target = output.Current;
-        bytes.CopyTo(target.GetSpan(bytes.Length));
-        target.Advance(bytes.Length);
-        return true;
-    }
+    protected override ChunkWriter? TargetLocked =>
+        connection.CanSend && !connection.Sender.InMessage ? output.Current : null;
 
     protected override void CloseSlowLocked() => connection.StartSlowConsumerCloseLocked();
 

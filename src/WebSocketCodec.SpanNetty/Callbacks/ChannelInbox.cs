@@ -25,11 +25,7 @@ internal sealed class ChannelInbox(WebSocketChannelHandler handler, ChannelOutpu
             return false;
         }
 
-        if (!AppendLocked(frame))
-        {
-            WebSocketTelemetry.BroadcastSkipped.Add(1);
-        }
-
+        AppendLocked(frame);
         FlushAfterFanOut(); // a channel flush can run handlers' code: not under the group's lock
         return true;
     }
@@ -49,18 +45,7 @@ internal sealed class ChannelInbox(WebSocketChannelHandler handler, ChannelOutpu
         }
     }
 
-    protected override bool AppendLocked(BroadcastFrame frame)
-    {
-        if (!handler.CanSend || sender.InMessage)
-        {
-            return false; // closing, or between fragments of a message of its own: a frame cannot go in between
-        }
-
-        ReadOnlySpan<byte> bytes = frame.Span;
-        bytes.CopyTo(output.GetSpan(bytes.Length));
-        output.Advance(bytes.Length);
-        return true;
-    }
+    protected override ChunkWriter? TargetLocked => handler.CanSend && !sender.InMessage ? output : null;
 
     protected override void CloseSlowLocked() => handler.StartSlowConsumerClose(flush: true);
 

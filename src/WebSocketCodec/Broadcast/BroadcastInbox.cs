@@ -111,10 +111,24 @@ internal abstract class BroadcastInbox
     /// <returns>False when the host cannot run it any more (its thread is gone): the queue is released here.</returns>
     protected abstract bool Schedule();
 
-    /// <summary>Appends one frame's bytes to the output (the host's lock held, or on its thread), unless the websocket
-    /// can no longer send or is in the middle of a fragmented message of its own.</summary>
-    /// <returns>Whether it was appended.</returns>
-    protected abstract bool AppendLocked(BroadcastFrame frame);
+    /// <summary>Where a frame goes now (the host's lock held, or on its thread): the output's writer, or null when the
+    /// websocket can no longer send or is between fragments of a message of its own (a frame cannot go in between).</summary>
+    protected abstract ChunkWriter? TargetLocked { get; }
+
+    /// <summary>Appends one frame's bytes to <see cref="TargetLocked"/>, or counts it skipped when there is none.</summary>
+    protected void AppendLocked(BroadcastFrame frame)
+    {
+        ChunkWriter? target = TargetLocked;
+        if (target is null)
+        {
+            WebSocketTelemetry.BroadcastSkipped.Add(1);
+            return;
+        }
+
+        ReadOnlySpan<byte> bytes = frame.Span;
+        bytes.CopyTo(target.GetSpan(bytes.Length));
+        target.Advance(bytes.Length);
+    }
 
     /// <summary>Starts the close for a slow member (1008, "slow consumer"), with the host's lock held.</summary>
     protected abstract void CloseSlowLocked();
@@ -123,15 +137,17 @@ internal abstract class BroadcastInbox
     /// (or drops it once the websocket cannot send), releases each, and closes a slow member when asked. Flush after.</summary>
     protected void RunQueued()
     {
-        Volatile.Write(ref _scheduled, 0); // frames queued from now on schedule another run
+        // Frames queued from now on schedule another run. A full fence: the queue must not be read before this is
+        // written, or a frame queued in between (seeing a run still scheduled) would wait for the next broadcast.
+        Interlocked.Exchange(ref _scheduled, 0);
         while (_queue.TryDequeue(out BroadcastFrame? frame))
         {
             Interlocked.Add(ref _queuedBytes, -frame.Length);
             try
             {
-                if (CanSend && !AppendLocked(frame))
+                if (CanSend)
                 {
-                    WebSocketTelemetry.BroadcastSkipped.Add(1);
+                    AppendLocked(frame);
                 }
             }
             finally
@@ -150,7 +166,7 @@ internal abstract class BroadcastInbox
     /// <summary>Releases every queued frame without appending (the host can no longer run).</summary>
     protected void DiscardQueued()
     {
-        Volatile.Write(ref _scheduled, 0);
+        Interlocked.Exchange(ref _scheduled, 0);
         while (_queue.TryDequeue(out BroadcastFrame? frame))
         {
             Interlocked.Add(ref _queuedBytes, -frame.Length);

@@ -10,6 +10,7 @@ internal sealed class FakeMember(WebSocketRole role = WebSocketRole.Server, bool
 {
     private readonly object _sync = new();
     private readonly List<byte[]> _frames = [];
+    private readonly FrameCollector _output = new();
 
     public volatile bool Busy;
     public volatile bool Writable = true;
@@ -48,6 +49,8 @@ internal sealed class FakeMember(WebSocketRole role = WebSocketRole.Server, bool
         lock (_sync)
         {
             RunQueued();
+            // Re-encoded one by one (the same bytes: server frames are not masked).
+            _frames.AddRange(WireFrames.Read(_output.Take(), WebSocketRole.Client, validateUtf8: false).Select(f => WireFrames.Server(f.Opcode, f.Payload, f.Fin)));
         }
     }
 
@@ -66,6 +69,10 @@ internal sealed class FakeMember(WebSocketRole role = WebSocketRole.Server, bool
             }
 
             AppendLocked(frame);
+            if (_output.Take() is { Length: > 0 } bytes)
+            {
+                _frames.Add(bytes);
+            }
         }
         finally
         {
@@ -97,20 +104,32 @@ internal sealed class FakeMember(WebSocketRole role = WebSocketRole.Server, bool
         return true;
     }
 
-    protected override bool AppendLocked(BroadcastFrame frame)
-    {
-        if (InMessage)
-        {
-            return false;
-        }
-
-        _frames.Add(frame.Span.ToArray());
-        return true;
-    }
+    protected override ChunkWriter? TargetLocked => InMessage ? null : _output;
 
     protected override void CloseSlowLocked()
     {
         SlowCloses++;
         Sending = false;
+    }
+}
+
+/// <summary>A chunk writer over growing arrays: what was written since the last <see cref="Take"/>.</summary>
+internal sealed class FrameCollector : ChunkWriter
+{
+    private readonly System.Buffers.ArrayBufferWriter<byte> _taken = new();
+
+    public byte[] Take()
+    {
+        _taken.Advance(Detach());
+        byte[] bytes = _taken.WrittenSpan.ToArray();
+        _taken.ResetWrittenCount();
+        return bytes;
+    }
+
+    protected override Memory<byte> Refill(int sizeHint)
+    {
+        int written = Detach();
+        _taken.Advance(written);
+        return Attach(_taken.GetMemory(Math.Max(sizeHint, 256)));
     }
 }
