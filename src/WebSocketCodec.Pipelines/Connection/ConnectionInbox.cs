@@ -73,6 +73,16 @@ internal sealed class ConnectionInbox(WebSocketConnection connection, WebSocketO
         FlushOut(Interlocked.Exchange(ref _stopped, 0) != 0);
     }
 
+    /// <summary>Appends what is queued, ahead of a frame about to be appended directly (under the output's lock), so
+    /// a frame a listener queued for this websocket is not overtaken by a later one sent from elsewhere.</summary>
+    public void DrainLocked()
+    {
+        if (!QueueIsEmpty)
+        {
+            RunQueued();
+        }
+    }
+
     protected override bool Schedule()
     {
         ThreadPool.UnsafeQueueUserWorkItem(this, preferLocal: false);

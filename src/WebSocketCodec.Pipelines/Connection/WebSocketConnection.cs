@@ -111,8 +111,19 @@ public sealed partial class WebSocketConnection : IDisposable, IAsyncDisposable,
 
     private ConnectionInbox? _inbox;
 
-    BroadcastInbox IWebSocketGroupMember.BroadcastInbox =>
+    BroadcastInbox IWebSocketGroupMember.BroadcastInbox => Inbox;
+
+    /// <summary>The queue of frames waiting for this websocket's own thread: broadcasts, and sends from other websockets'
+    /// listeners.</summary>
+    internal ConnectionInbox Inbox =>
         Volatile.Read(ref _inbox) ?? Interlocked.CompareExchange(ref _inbox, new ConnectionInbox(this, _output), null) ?? _inbox;
+
+    /// <summary>Appends what the inbox holds before a direct append (under the output's lock).</summary>
+    internal void DrainInboxLocked() => Volatile.Read(ref _inbox)?.DrainLocked();
+
+    /// <summary>Whether the calling thread is another websocket's read loop: it holds that websocket's lock, so waiting
+    /// for this one's could deadlock with this one's loop doing the same.</summary>
+    internal bool IsOnOtherReadLoop => InDispatch && !IsOnReadLoop;
 
     internal bool CanSend => _session.State == WebSocketSessionState.Open && !_output.IsEnded && !_aborted;
 
@@ -198,6 +209,11 @@ public sealed partial class WebSocketConnection : IDisposable, IAsyncDisposable,
     public async ValueTask CloseAsync(
         CloseStatus status = CloseStatus.NormalClosure, string? reason = null, CancellationToken cancellationToken = default)
     {
+        if (IsOnOtherReadLoop)
+        {
+            await Task.Yield(); // another websocket's listener: take this one's lock from the thread pool
+        }
+
         bool started;
         lock (_output.Sync)
         {

@@ -99,6 +99,11 @@ public sealed class WebSocketFrameSender
     public bool TrySend(WebSocketOpcode opcode, ReadOnlySpan<byte> payload, bool fin = true)
     {
         OutboundFragmentOrder.CheckDataOpcode(opcode);
+        if (_connection.IsOnOtherReadLoop)
+        {
+            return !InMessage && Relay(opcode, payload, fin) == BroadcastOutcome.Sent;
+        }
+
         bool stopped;
         lock (_output.Sync)
         {
@@ -107,6 +112,7 @@ public sealed class WebSocketFrameSender
                 return false;
             }
 
+            _connection.DrainInboxLocked();
             _output.Current.WriteFrame(_encoder, ref _order, opcode, payload, fin);
             stopped = _output.AfterAppendLocked();
         }
@@ -129,11 +135,29 @@ public sealed class WebSocketFrameSender
             return;
         }
 
+        if (_connection.IsOnOtherReadLoop)
+        {
+            if (_output.IsWritable && !InMessage)
+            {
+                switch (Relay(opcode, payload.Span, fin))
+                {
+                    case BroadcastOutcome.Sent:
+                        return;
+                    case BroadcastOutcome.Gone:
+                        _connection.CheckCanSend();
+                        break;
+                }
+            }
+
+            await Task.Yield(); // the rest runs on the thread pool, which holds no websocket's lock
+        }
+
         await WaitWritableAsync(cancellationToken).ConfigureAwait(false);
         bool stopped;
         lock (_output.Sync)
         {
             _connection.CheckCanSend();
+            _connection.DrainInboxLocked();
             _output.Current.WriteFrame(_encoder, ref _order, opcode, payload.Span, fin);
             stopped = _output.AfterAppendLocked();
         }
@@ -155,11 +179,17 @@ public sealed class WebSocketFrameSender
             return;
         }
 
+        if (_connection.IsOnOtherReadLoop)
+        {
+            await Task.Yield(); // another websocket's listener: take this one's lock from the thread pool
+        }
+
         await WaitWritableAsync(cancellationToken).ConfigureAwait(false);
         bool stopped;
         lock (_output.Sync)
         {
             _connection.CheckCanSend();
+            _connection.DrainInboxLocked();
             WriteBulk(write, state, _output.Current, sizeHint);
             stopped = _output.AfterAppendLocked();
         }
@@ -170,6 +200,25 @@ public sealed class WebSocketFrameSender
     /// <summary>Starts the close handshake (see <see cref="WebSocketConnection.CloseAsync"/>).</summary>
     public ValueTask CloseAsync(CloseStatus status = CloseStatus.NormalClosure, string? reason = null, CancellationToken cancellationToken = default) =>
         _connection.CloseAsync(status, reason, cancellationToken);
+
+    /// <summary>A send from another websocket's read loop, which holds that websocket's lock: waiting for this one's
+    /// could deadlock (this one's listener sending back), so the frame is encoded now and goes through the inbox,
+    /// appended at once if the lock is free, else by the thread pool, in order with the others queued. The callers
+    /// check first that this websocket is not in the middle of a fragmented message of its own (a frame relayed in the
+    /// instant it starts one is dropped and counted as a skipped broadcast).</summary>
+    private BroadcastOutcome Relay(WebSocketOpcode opcode, ReadOnlySpan<byte> payload, bool fin)
+    {
+        if (!fin || opcode == WebSocketOpcode.Continuation)
+        {
+            throw new InvalidOperationException(
+                "A listener sends only whole messages to another websocket (a fragment could land between that websocket's own); send fragments from a task.");
+        }
+
+        using BroadcastFrame frame = BroadcastFrame.Create(_encoder, opcode, payload, _connection.Options.Pool);
+        BroadcastOutcome outcome = _connection.Inbox.Offer(frame, SlowMemberPolicy.Skip);
+        BroadcastInbox.FlushFannedOut();
+        return outcome;
+    }
 
     private ArrayBufferWriter<byte> Discard
     {

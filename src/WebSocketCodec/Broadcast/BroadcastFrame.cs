@@ -58,6 +58,24 @@ public sealed class BroadcastFrame : IDisposable
         return new BroadcastFrame(pool, array, length, opcode, payload.Length);
     }
 
+    /// <summary>Encodes one final frame with <paramref name="encoder"/> (a client's masks it): a websocket's own frame
+    /// taken to be appended later, in order, by its own thread.</summary>
+    internal static BroadcastFrame Create(FrameEncoder encoder, WebSocketOpcode opcode, ReadOnlySpan<byte> payload, ArrayPool<byte>? pool)
+    {
+        pool ??= ArrayPool<byte>.Shared;
+        byte[] array = pool.Rent(payload.Length + FrameHeaderReader.MaxHeaderLength);
+        try
+        {
+            int length = encoder.Write(array, opcode, payload, fin: true);
+            return new BroadcastFrame(pool, array, length, opcode, payload.Length);
+        }
+        catch
+        {
+            pool.Return(array);
+            throw;
+        }
+    }
+
     /// <summary>Gives up the creator's reference (once; later calls do nothing). Recipients still holding the frame
     /// keep it until they have taken its bytes.</summary>
     public void Dispose()

@@ -1,0 +1,110 @@
+using WebSocketCodec.Pipelines.Tests.Infrastructure;
+using WebSocketCodec.Testing;
+
+namespace WebSocketCodec.Pipelines.Tests.Connection;
+
+/// <summary>A listener that sends to another websocket (a relay, a chat written with per-websocket sends) while that
+/// websocket's listener sends back: each read loop holds its own websocket's lock while its listener runs, so waiting
+/// for the other's lock would deadlock; such sends go through the other websocket's inbox instead.</summary>
+public sealed class CrossSendTests
+{
+    private const int Writes = 200, FramesPerWrite = 1_000;
+
+    private sealed class Pair
+    {
+        public Pair(Action<WebSocketFrameSender, byte[]> forward)
+        {
+            A = new WebSocketConnection(LoopA.Server, WebSocketRole.Server);
+            B = new WebSocketConnection(LoopB.Server, WebSocketRole.Server);
+            ListenerA = new RecordingListener { OnEach = (_, _, payload) => forward(B.Sender, payload) };
+            ListenerB = new RecordingListener { OnEach = (_, _, payload) => forward(A.Sender, payload) };
+            RunA = A.RunAsync(ListenerA, Loopback.Timeout(60));
+            RunB = B.RunAsync(ListenerB, Loopback.Timeout(60));
+        }
+
+        public Loopback LoopA { get; } = new();
+
+        public Loopback LoopB { get; } = new();
+
+        public WebSocketConnection A { get; }
+
+        public WebSocketConnection B { get; }
+
+        public RecordingListener ListenerA { get; }
+
+        public RecordingListener ListenerB { get; }
+
+        public Task<WebSocketCloseInfo> RunA { get; }
+
+        public Task<WebSocketCloseInfo> RunB { get; }
+
+        /// <summary>Both peers send the same volume at once; returns the bytes each peer received.</summary>
+        public async Task<(long ToA, long ToB)> ExchangeAsync()
+        {
+            Task<long> toA = LoopA.DiscardToEndAsync();
+            Task<long> toB = LoopB.DiscardToEndAsync();
+            byte[] batch = [.. Enumerable.Range(0, FramesPerWrite).SelectMany(_ => WireFrames.Client(WebSocketOpcode.Binary, new byte[8]))];
+            await Task.WhenAll(
+                Task.Run(async () => { for (int i = 0; i < Writes; i++) await LoopA.SendAsync(batch, Loopback.Timeout(60)); }),
+                Task.Run(async () => { for (int i = 0; i < Writes; i++) await LoopB.SendAsync(batch, Loopback.Timeout(60)); }));
+            await Eventually.True(() => ListenerA.Frames.Count == Writes * FramesPerWrite && ListenerB.Frames.Count == Writes * FramesPerWrite, TimeSpan.FromSeconds(60));
+            await LoopA.SendAsync(WireFrames.ClientClose(1000));
+            await LoopB.SendAsync(WireFrames.ClientClose(1000));
+            await Task.WhenAll(RunA, RunB).WaitAsync(TimeSpan.FromSeconds(60));
+            return (await toA, await toB);
+        }
+    }
+
+    [Fact]
+    public async Task ListenersSendAsyncToEachOtherWithoutDeadlockAndNothingIsLost()
+    {
+        var pair = new Pair((other, payload) => _ = other.SendAsync(WebSocketOpcode.Binary, payload).AsTask());
+
+        (long toA, long toB) = await pair.ExchangeAsync();
+
+        // Every frame each listener read reached the other peer (10 bytes each), before the server's Close (4 bytes).
+        Assert.Equal(Writes * FramesPerWrite * 10L + 4, toA);
+        Assert.Equal(Writes * FramesPerWrite * 10L + 4, toB);
+    }
+
+    [Fact]
+    public async Task ListenersTrySendToEachOtherWithoutDeadlockAndWhatIsTakenArrives()
+    {
+        long taken = 0;
+        var pair = new Pair((other, payload) =>
+        {
+            if (other.TrySend(WebSocketOpcode.Binary, payload))
+            {
+                Interlocked.Increment(ref taken);
+            }
+        });
+
+        (long toA, long toB) = await pair.ExchangeAsync();
+
+        Assert.Equal(Interlocked.Read(ref taken) * 10 + 8, toA + toB);
+        Assert.True(taken > 0);
+    }
+
+    [Fact]
+    public async Task AListenerSendsOnlyWholeMessagesToAnotherWebSocket()
+    {
+        Exception? refused = null;
+        var pair = new Pair((other, payload) =>
+        {
+            try
+            {
+                other.TrySend(WebSocketOpcode.Binary, payload, fin: false);
+            }
+            catch (InvalidOperationException error)
+            {
+                refused = error;
+            }
+        });
+
+        await pair.LoopA.SendAsync(WireFrames.Client(WebSocketOpcode.Binary, [1]));
+        await Eventually.True(() => refused is not null);
+        Assert.Contains("whole messages", refused!.Message);
+        pair.A.Abort();
+        pair.B.Abort();
+    }
+}
