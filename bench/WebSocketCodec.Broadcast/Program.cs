@@ -14,10 +14,11 @@ var broadcasts = new Option<int>("--broadcasts") { DefaultValueFactory = _ => 20
 var warmUp = new Option<int>("--warmup") { DefaultValueFactory = _ => 50, Description = "Broadcasts before the measured ones." };
 var repeat = new Option<int>("--repeat") { DefaultValueFactory = _ => 3, Description = "Runs of the whole set, variants interleaved; the page compares medians." };
 var report = new Option<string>("--report") { DefaultValueFactory = _ => "bench/results/broadcast", Description = "Where the page and the CSV go: PREFIX.md and PREFIX.csv." };
+var allocationTypes = new Option<bool>("--allocation-types") { Description = "The servers also sample which types they allocate (listed on the page; the sampling allocates a little itself)." };
 var smoke = new Option<bool>("--smoke") { Description = "20 websockets, 64 B, 5 + 20 broadcasts, one run: checks that it all runs." };
 var root = new RootCommand("WebSocketCodec broadcast benchmark: one message to many websockets, a WebSocketGroup against loops of per-websocket sends (ours and ASP.NET Core's); server CPU and allocation per broadcast, delivery time to the last websocket.")
 {
-    variants, payloads, webSockets, broadcasts, warmUp, repeat, report, smoke,
+    variants, payloads, webSockets, broadcasts, warmUp, repeat, report, allocationTypes, smoke,
 };
 root.SetAction(async (parseResult, cancellation) =>
 {
@@ -39,6 +40,7 @@ root.SetAction(async (parseResult, cancellation) =>
         Broadcasts = isSmoke ? 20 : parseResult.GetValue(broadcasts),
         WarmUp = isSmoke ? 5 : parseResult.GetValue(warmUp),
         Repeat = isSmoke ? 1 : parseResult.GetValue(repeat),
+        AllocationTypes = parseResult.GetValue(allocationTypes),
     };
     Console.WriteLine($"# {Environment.ProcessorCount} cores, {System.Runtime.InteropServices.RuntimeInformation.OSDescription}, .NET {Environment.Version}");
     IReadOnlyList<BroadcastMeasurement> results = await BroadcastRunner.RunAsync(options, line => Console.WriteLine($"{DateTime.Now:HH:mm:ss} {line}"), cancellation);
@@ -52,9 +54,11 @@ root.SetAction(async (parseResult, cancellation) =>
 var serve = new Command("serve", "The server of one run (started by the driver).") { Hidden = true };
 var variant = new Option<string>("--variant") { Required = true };
 var payload = new Option<int>("--payload") { Required = true };
+var sample = new Option<bool>("--allocation-types");
 serve.Options.Add(variant);
 serve.Options.Add(payload);
-serve.SetAction((parseResult, _) => BroadcastServer.RunAsync(parseResult.GetValue(variant)!, parseResult.GetValue(payload)));
+serve.Options.Add(sample);
+serve.SetAction((parseResult, _) => BroadcastServer.RunAsync(parseResult.GetValue(variant)!, parseResult.GetValue(payload), parseResult.GetValue(sample)));
 root.Subcommands.Add(serve);
 
 // Client process (internal): see ClientMode.

@@ -64,7 +64,7 @@ public sealed class BroadcastToolSmokeTests
         string page = BroadcastReport.ToMarkdown(results, new BroadcastOptions(), "broadcast");
 
         // Medians (µs per broadcast): group 450, sender-loop 850, aspnet-loop 1000; group allocates 0.056 B per recipient.
-        Assert.Contains("| 1,000 | 64 B | group | 450 | 0.45 | 0.53 | 0.00 | 0 |", page, StringComparison.Ordinal);
+        Assert.Contains("| 1,000 | 64 B | group | 450 | 0.45 | 0.53 | 0 | - | 0.00 | 0 |", page, StringComparison.Ordinal);
         Assert.Contains("- 1,000 websockets, 64 B: group 0.45× aspnet-loop (≤ 0.5: **met**); 0.53× sender-loop (< 1: **met**); 0.00 B allocated per recipient", page, StringComparison.Ordinal);
     }
 }

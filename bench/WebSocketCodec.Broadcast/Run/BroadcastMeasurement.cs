@@ -49,10 +49,15 @@ public sealed record BroadcastMeasurement
 
     public string? FirstFailure { get; init; }
 
+    /// <summary>The types the server allocated most in the window (with <see cref="BroadcastOptions.AllocationTypes"/>).</summary>
+    public string? AllocationTypes { get; init; }
+
     /// <summary>The 1-minute load average at the end of the run (the VM is shared).</summary>
     public double LoadAverage { get; init; }
 
     public double CpuUsPerBroadcast => Broadcasts == 0 ? 0 : CpuMs * 1000 / Broadcasts;
+
+    public double UserCpuUsPerBroadcast => Broadcasts == 0 ? 0 : UserCpuMs * 1000 / Broadcasts;
 
     public double BytesPerBroadcast => Broadcasts == 0 ? 0 : (double)AllocatedBytes / Broadcasts;
 

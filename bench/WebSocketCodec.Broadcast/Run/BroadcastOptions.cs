@@ -22,6 +22,9 @@ public sealed record BroadcastOptions
     /// <summary>Handshakes under way at once in the client process.</summary>
     public int Concurrency { get; init; } = 64;
 
+    /// <summary>Whether the servers sample the types they allocate (the page lists them; it allocates a little itself).</summary>
+    public bool AllocationTypes { get; init; }
+
     /// <summary>How long one broadcast may take to reach every websocket before the run fails.</summary>
     public TimeSpan DeliveryTimeout { get; init; } = TimeSpan.FromSeconds(30);
 }

@@ -29,21 +29,23 @@ public static class BroadcastReport
         Line($"- Server: Kestrel on 127.0.0.1, HTTP/1.1, workstation GC, keep-alive Pings off; every websocket only reads. `group`: our endpoint (`MapWebSocket`), one `WebSocketGroup`, `group.Broadcast(Binary, payload)`. `sender-loop`: our endpoint, `foreach (c) await c.Sender.SendAsync(Binary, payload)`. `aspnet-loop`: `UseWebSockets` + `AcceptWebSocketAsync`, `foreach (ws) await ws.SendAsync(payload, Binary, true, ct)`.");
         Line($"- Clients: one other process, raw sockets and a minimal frame reader. Payload: the server's `Stopwatch.GetTimestamp()` at the broadcast's start, its sequence number, zeros. Delivery time: the last websocket's receipt minus that stamp (CLOCK_MONOTONIC, one machine).");
         Line($"- Pacing: the next broadcast starts when every websocket has the previous one (one broadcast in flight).");
-        Line($"- Server CPU per broadcast: the server process's CPU time (user + system, all threads) over the measured broadcasts / broadcasts. Allocated: `GC.GetTotalAllocatedBytes(true)` over the same window, per broadcast and per recipient (per broadcast / websockets).");
+        Line($"- Server CPU per broadcast: the server process's CPU time (user + system, all threads) over the measured broadcasts / broadcasts; the user part beside it (the rest is the kernel: on loopback a send also runs the receiving socket's TCP input, so the kernel share is the same work for every variant). Allocated: `GC.GetTotalAllocatedBytes(true)` over the same window, per broadcast and per recipient (per broadcast / websockets).");
         Line($"");
         Line($"## Medians");
         Line($"");
-        Line($"| websockets | payload | variant | server CPU µs/broadcast | × aspnet-loop | × sender-loop | B allocated/recipient | B allocated/broadcast | delivery p50 ms | delivery p99 ms | clean runs |");
-        Line($"|---:|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|");
+        Line($"| websockets | payload | variant | server CPU µs/broadcast | × aspnet-loop | × sender-loop | of it user µs | user × aspnet-loop | B allocated/recipient | B allocated/broadcast | delivery p50 ms | delivery p99 ms | clean runs |");
+        Line($"|---:|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
         foreach (var cell in Cells(results))
         {
             double? aspnet = MedianOf(cell.Runs, BroadcastVariants.AspNetLoop, r => r.CpuUsPerBroadcast);
             double? sender = MedianOf(cell.Runs, BroadcastVariants.SenderLoop, r => r.CpuUsPerBroadcast);
+            double? aspnetUser = MedianOf(cell.Runs, BroadcastVariants.AspNetLoop, r => r.UserCpuUsPerBroadcast);
             foreach (string variant in cell.Runs.Select(r => r.Variant).Distinct())
             {
                 BroadcastMeasurement[] runs = [.. cell.Runs.Where(r => r.Variant == variant)];
                 double cpu = Median(runs.Select(r => r.CpuUsPerBroadcast));
-                Line($"| {cell.WebSockets:N0} | {Size(cell.Payload)} | {variant} | {cpu:F0} | {Ratio(cpu, aspnet)} | {Ratio(cpu, sender)} | {Median(runs.Select(r => r.BytesPerRecipient)):F2} | {Median(runs.Select(r => r.BytesPerBroadcast)):F0} | {Median(runs.Select(r => r.DeliveryP50Ns / 1e6)):F2} | {Median(runs.Select(r => r.DeliveryP99Ns / 1e6)):F2} | {runs.Count(r => r.IsClean)}/{runs.Length} |");
+                double user = Median(runs.Select(r => r.UserCpuUsPerBroadcast));
+                Line($"| {cell.WebSockets:N0} | {Size(cell.Payload)} | {variant} | {cpu:F0} | {Ratio(cpu, aspnet)} | {Ratio(cpu, sender)} | {user:F0} | {Ratio(user, aspnetUser)} | {Median(runs.Select(r => r.BytesPerRecipient)):F2} | {Median(runs.Select(r => r.BytesPerBroadcast)):F0} | {Median(runs.Select(r => r.DeliveryP50Ns / 1e6)):F2} | {Median(runs.Select(r => r.DeliveryP99Ns / 1e6)):F2} | {runs.Count(r => r.IsClean)}/{runs.Length} |");
             }
         }
 
@@ -75,7 +77,18 @@ public static class BroadcastReport
         foreach (BroadcastMeasurement r in results)
         {
             string failures = r.IsClean ? "none" : $"{r.Failed} failed, {r.OutOfOrder} out of order, {r.Unexpected} unexpected: {r.FirstFailure}";
-            Line($"| {r.Run} | {r.WebSockets:N0} | {Size(r.PayloadBytes)} | {r.Variant} | {r.CpuUsPerBroadcast:F0} | {(r.Broadcasts == 0 ? 0 : r.UserCpuMs * 1000 / r.Broadcasts):F0} | {r.BytesPerRecipient:F2} | {string.Join('/', r.Collections)} | {r.DeliveryP50Ns / 1e6:F2} | {r.DeliveryP99Ns / 1e6:F2} | {r.DeliveryMaxNs / 1e6:F2} | {r.Received:N0}/{r.Expected:N0} | {failures} | {r.LoadAverage:F2} |");
+            Line($"| {r.Run} | {r.WebSockets:N0} | {Size(r.PayloadBytes)} | {r.Variant} | {r.CpuUsPerBroadcast:F0} | {r.UserCpuUsPerBroadcast:F0} | {r.BytesPerRecipient:F2} | {string.Join('/', r.Collections)} | {r.DeliveryP50Ns / 1e6:F2} | {r.DeliveryP99Ns / 1e6:F2} | {r.DeliveryMaxNs / 1e6:F2} | {r.Received:N0}/{r.Expected:N0} | {failures} | {r.LoadAverage:F2} |");
+        }
+
+        if (results.Any(r => !string.IsNullOrEmpty(r.AllocationTypes)))
+        {
+            Line($"");
+            Line($"## What the servers allocated (sampled, about one sample per 100 KB)");
+            Line($"");
+            foreach (BroadcastMeasurement r in results.Where(r => !string.IsNullOrEmpty(r.AllocationTypes)))
+            {
+                Line($"- run {r.Run}, {r.WebSockets:N0} websockets, {Size(r.PayloadBytes)}, {r.Variant}: {r.AllocationTypes}");
+            }
         }
 
         return page.ToString();
@@ -88,7 +101,7 @@ public static class BroadcastReport
         foreach (BroadcastMeasurement r in results)
         {
             csv.AppendLine(string.Create(CultureInfo.InvariantCulture,
-                $"{r.Run},{r.WebSockets},{r.PayloadBytes},{r.Variant},{r.Broadcasts},{r.CpuUsPerBroadcast:F1},{(r.Broadcasts == 0 ? 0 : r.UserCpuMs * 1000 / r.Broadcasts):F1},{r.AllocatedBytes},{r.BytesPerBroadcast:F1},{r.BytesPerRecipient:F3},{r.Collections[0]},{r.Collections[1]},{r.Collections[2]},{r.DeliveryP50Ns / 1e6:F3},{r.DeliveryP99Ns / 1e6:F3},{r.DeliveryMaxNs / 1e6:F3},{r.Received},{r.Expected},{r.IsClean},{r.LoadAverage:F2}"));
+                $"{r.Run},{r.WebSockets},{r.PayloadBytes},{r.Variant},{r.Broadcasts},{r.CpuUsPerBroadcast:F1},{r.UserCpuUsPerBroadcast:F1},{r.AllocatedBytes},{r.BytesPerBroadcast:F1},{r.BytesPerRecipient:F3},{r.Collections[0]},{r.Collections[1]},{r.Collections[2]},{r.DeliveryP50Ns / 1e6:F3},{r.DeliveryP99Ns / 1e6:F3},{r.DeliveryMaxNs / 1e6:F3},{r.Received},{r.Expected},{r.IsClean},{r.LoadAverage:F2}"));
         }
 
         return csv.ToString();

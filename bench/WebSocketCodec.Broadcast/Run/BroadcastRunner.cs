@@ -43,7 +43,8 @@ public static class BroadcastRunner
     {
         string F(int value) => value.ToString(CultureInfo.InvariantCulture);
         int total = options.WarmUp + options.Broadcasts;
-        using ChildProcess server = ChildProcess.Start("server", "serve", "--variant", variant, "--payload", F(payload));
+        string[] serve = ["serve", "--variant", variant, "--payload", F(payload)];
+        using ChildProcess server = ChildProcess.Start("server", options.AllocationTypes ? [.. serve, "--allocation-types"] : serve);
         string portLine = await server.ReadLineAsync("port ", TimeSpan.FromSeconds(60), cancellationToken);
         int port = int.Parse(portLine["port ".Length..], CultureInfo.InvariantCulture);
 
@@ -112,6 +113,7 @@ public static class BroadcastRunner
             Unexpected = clientReport.Unexpected,
             Failed = clientReport.Failed,
             FirstFailure = failure ?? serverReport.Error ?? clientReport.FirstFailure,
+            AllocationTypes = serverReport.AllocationTypes,
             LoadAverage = LoadAverage(),
         };
     }

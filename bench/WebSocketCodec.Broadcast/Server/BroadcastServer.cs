@@ -25,7 +25,7 @@ namespace WebSocketCodec.Broadcast.Server;
 /// </summary>
 internal static class BroadcastServer
 {
-    public static async Task<int> RunAsync(string variant, int payloadLength)
+    public static async Task<int> RunAsync(string variant, int payloadLength, bool allocationTypes = false)
     {
         IFanOut fanOut = variant switch
         {
@@ -62,7 +62,7 @@ internal static class BroadcastServer
         Console.Out.WriteLine($"port {port}");
         Console.Out.Flush();
 
-        var commands = new Thread(() => Obey(fanOut, payloadLength)) { IsBackground = true, Name = "broadcast commands" };
+        var commands = new Thread(() => Obey(fanOut, payloadLength, allocationTypes ? new AllocationTypes() : null)) { IsBackground = true, Name = "broadcast commands" };
         commands.Start();
         await Task.Run(commands.Join);
         using var stopping = new CancellationTokenSource(TimeSpan.FromSeconds(10));
@@ -123,7 +123,7 @@ internal static class BroadcastServer
     }
 
     /// <summary>The command loop (its own thread): a broadcast runs here, and a loop variant's awaits block it.</summary>
-    private static void Obey(IFanOut fanOut, int payloadLength)
+    private static void Obey(IFanOut fanOut, int payloadLength, AllocationTypes? sampler)
     {
         using Stream input = Console.OpenStandardInput();
         byte[] commands = new byte[64];
@@ -133,6 +133,7 @@ internal static class BroadcastServer
         TimeSpan cpu = default, user = default;
         long allocated = 0;
         int[] collections = new int[3];
+        using AllocationTypes? sampling = sampler;
         int read;
         while ((read = input.Read(commands)) > 0)
         {
@@ -170,6 +171,7 @@ internal static class BroadcastServer
                         }
 
                         broadcasts = 0;
+                        sampler?.Reset();
                         allocated = GC.GetTotalAllocatedBytes(precise: true);
                         break;
                     case 'r':
@@ -183,6 +185,7 @@ internal static class BroadcastServer
                             UserCpuMs = (userNow - user).TotalMilliseconds,
                             AllocatedBytes = allocatedNow - allocated,
                             Collections = [.. Enumerable.Range(0, 3).Select(g => GC.CollectionCount(g) - collections[g])],
+                            AllocationTypes = sampler?.Summary(),
                             Error = error,
                         };
                         Console.Out.WriteLine(JsonSerializer.Serialize(report, Json));

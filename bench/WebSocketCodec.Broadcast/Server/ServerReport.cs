@@ -21,6 +21,9 @@ public sealed record ServerReport
     /// <summary>Collections in the window, generations 0, 1 and 2.</summary>
     public int[] Collections { get; init; } = [];
 
+    /// <summary>With <c>--allocation-types</c>: the types sampled in the window, most bytes first.</summary>
+    public string? AllocationTypes { get; init; }
+
     /// <summary>A broadcast that threw, if any (the message).</summary>
     public string? Error { get; init; }
 }
