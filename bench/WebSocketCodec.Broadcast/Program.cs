@@ -15,10 +15,11 @@ var warmUp = new Option<int>("--warmup") { DefaultValueFactory = _ => 50, Descri
 var repeat = new Option<int>("--repeat") { DefaultValueFactory = _ => 3, Description = "Runs of the whole set, variants interleaved; the page compares medians." };
 var report = new Option<string>("--report") { DefaultValueFactory = _ => "bench/results/broadcast", Description = "Where the page and the CSV go: PREFIX.md and PREFIX.csv." };
 var allocationTypes = new Option<bool>("--allocation-types") { Description = "The servers also sample which types they allocate (listed on the page; the sampling allocates a little itself)." };
+var renderCsv = new Option<FileInfo?>("--render-csv") { Description = "Measure nothing: render the page again (to --report PREFIX.md) from a CSV this tool wrote; pass the run's --warmup, --broadcasts and --repeat for the page's header." };
 var smoke = new Option<bool>("--smoke") { Description = "20 websockets, 64 B, 5 + 20 broadcasts, one run: checks that it all runs." };
 var root = new RootCommand("WebSocketCodec broadcast benchmark: one message to many websockets, a WebSocketGroup against loops of per-websocket sends (ours and ASP.NET Core's); server CPU and allocation per broadcast, delivery time to the last websocket.")
 {
-    variants, payloads, webSockets, broadcasts, warmUp, repeat, report, allocationTypes, smoke,
+    variants, payloads, webSockets, broadcasts, warmUp, repeat, report, allocationTypes, renderCsv, smoke,
 };
 root.SetAction(async (parseResult, cancellation) =>
 {
@@ -42,9 +43,18 @@ root.SetAction(async (parseResult, cancellation) =>
         Repeat = isSmoke ? 1 : parseResult.GetValue(repeat),
         AllocationTypes = parseResult.GetValue(allocationTypes),
     };
+    string prefix = parseResult.GetValue(report)!;
+    if (parseResult.GetValue(renderCsv) is { } csv)
+    {
+        IReadOnlyList<BroadcastMeasurement> read = BroadcastReport.FromCsv(await File.ReadAllTextAsync(csv.FullName, cancellation));
+        string command = $"dotnet run -c Release --project bench/WebSocketCodec.Broadcast -- --repeat {options.Repeat} --broadcasts {options.Broadcasts} --warmup {options.WarmUp}";
+        await File.WriteAllTextAsync(prefix + ".md", BroadcastReport.ToMarkdown(read, options, command, $"(This page was rendered again from {csv.Name}, with the analysis lines of a later version of the tool; the numbers are that run's.)"), cancellation);
+        Console.WriteLine($"wrote {prefix}.md");
+        return 0;
+    }
+
     Console.WriteLine($"# {Environment.ProcessorCount} cores, {System.Runtime.InteropServices.RuntimeInformation.OSDescription}, .NET {Environment.Version}");
     IReadOnlyList<BroadcastMeasurement> results = await BroadcastRunner.RunAsync(options, line => Console.WriteLine($"{DateTime.Now:HH:mm:ss} {line}"), cancellation);
-    string prefix = parseResult.GetValue(report)!;
     await BroadcastReport.WriteAsync(prefix, results, options, "dotnet run -c Release --project bench/WebSocketCodec.Broadcast -- " + string.Join(' ', args), cancellation);
     Console.WriteLine($"wrote {prefix}.md and {prefix}.csv");
     return results.All(r => r.IsClean) ? 0 : 1;

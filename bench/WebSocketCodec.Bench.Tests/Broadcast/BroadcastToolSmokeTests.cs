@@ -51,7 +51,7 @@ public sealed class BroadcastToolSmokeTests
     {
         static BroadcastMeasurement Result(string variant, int run, double cpuMs, long allocated) => new()
         {
-            Variant = variant, PayloadBytes = 64, WebSockets = 1000, Run = run, Broadcasts = 100, CpuMs = cpuMs, AllocatedBytes = allocated,
+            Variant = variant, PayloadBytes = 64, WebSockets = 1000, Run = run, Broadcasts = 100, CpuMs = cpuMs, UserCpuMs = 40, AllocatedBytes = allocated,
             Received = 1000 * 100, Expected = 1000 * 100,
         };
         BroadcastMeasurement[] results =
@@ -63,8 +63,14 @@ public sealed class BroadcastToolSmokeTests
 
         string page = BroadcastReport.ToMarkdown(results, new BroadcastOptions(), "broadcast");
 
-        // Medians (µs per broadcast): group 450, sender-loop 850, aspnet-loop 1000; group allocates 0.056 B per recipient.
-        Assert.Contains("| 1,000 | 64 B | group | 450 | 0.45 | 0.53 | 0 | - | 0.00 | 0 |", page, StringComparison.Ordinal);
+        // Medians (µs per broadcast): group 450, sender-loop 850, aspnet-loop 1000 (user 400 each); group allocates 0 B (one run of three
+        // 0.056) per recipient.
+        Assert.Contains("| 1,000 | 64 B | group | 450 | 0.45 | 0.53 | 400 | 1.00 | 0.00 | 0 |", page, StringComparison.Ordinal);
         Assert.Contains("- 1,000 websockets, 64 B: group 0.45× aspnet-loop (≤ 0.5: **met**); 0.53× sender-loop (< 1: **met**); 0.00 B allocated per recipient", page, StringComparison.Ordinal);
+        Assert.Contains("aspnet-loop's kernel time alone (600 µs, nearly all of it the sends) is 0.60× its total", page, StringComparison.Ordinal);
+
+        // The CSV reads back into the same page.
+        string again = BroadcastReport.ToMarkdown(BroadcastReport.FromCsv(BroadcastReport.ToCsv(results)), new BroadcastOptions(), "broadcast");
+        Assert.Equal(page, again);
     }
 }

@@ -14,7 +14,8 @@ public static class BroadcastReport
         await File.WriteAllTextAsync(prefix + ".csv", ToCsv(results), cancellationToken);
     }
 
-    public static string ToMarkdown(IReadOnlyList<BroadcastMeasurement> results, BroadcastOptions options, string command)
+    /// <summary>The page. <paramref name="note"/>, when given, follows the command line.</summary>
+    public static string ToMarkdown(IReadOnlyList<BroadcastMeasurement> results, BroadcastOptions options, string command, string? note = null)
     {
         ArgumentNullException.ThrowIfNull(results);
         ArgumentNullException.ThrowIfNull(options);
@@ -24,6 +25,12 @@ public static class BroadcastReport
         Line($"");
         Line($"`{command}`");
         Line($"");
+        if (note is not null)
+        {
+            Line($"{note}");
+            Line($"");
+        }
+
         Line($"{Environment.ProcessorCount} cores, {RuntimeInformation.OSDescription}, .NET {Environment.Version}; {options.Repeat} runs of each, variants interleaved; per run {options.WarmUp} warm-up and {options.Broadcasts} measured broadcasts.");
         Line($"");
         Line($"- Server: Kestrel on 127.0.0.1, HTTP/1.1, workstation GC, keep-alive Pings off; every websocket only reads. `group`: our endpoint (`MapWebSocket`), one `WebSocketGroup`, `group.Broadcast(Binary, payload)`. `sender-loop`: our endpoint, `foreach (c) await c.Sender.SendAsync(Binary, payload)`. `aspnet-loop`: `UseWebSockets` + `AcceptWebSocketAsync`, `foreach (ws) await ws.SendAsync(payload, Binary, true, ct)`.");
@@ -67,6 +74,10 @@ public static class BroadcastReport
             string vsSender = sender is { } s ? $"{group / s:F2}× sender-loop (< 1: **{(group < s ? "met" : "not met")}**)" : "sender-loop not run";
             string allocation = $"{bytes:F2} B allocated per recipient (0, i.e. only per-broadcast constants, under 1 B: **{(bytes < 1 ? "met" : "not met")}**)";
             Line($"- {cell.WebSockets:N0} websockets, {Size(cell.Payload)}: group {vsAspNet}; {vsSender}; {allocation}.");
+            if (aspnet is { } total && MedianOf(cell.Runs, BroadcastVariants.AspNetLoop, r => r.CpuUsPerBroadcast - r.UserCpuUsPerBroadcast) is { } kernel && total > 0)
+            {
+                Line($"  - aspnet-loop's kernel time alone ({kernel:F0} µs, nearly all of it the sends) is {kernel / total:F2}× its total: a variant that makes the same sends cannot go below that.");
+            }
         }
 
         Line($"");
@@ -105,6 +116,46 @@ public static class BroadcastReport
         }
 
         return csv.ToString();
+    }
+
+    /// <summary>Reads back the runs of a CSV written by <see cref="ToCsv"/> (to render the page again); a run that was
+    /// not clean comes back as failed, without the reason (that is on the page it was first written to).</summary>
+    public static IReadOnlyList<BroadcastMeasurement> FromCsv(string csv)
+    {
+        ArgumentNullException.ThrowIfNull(csv);
+        string[] lines = csv.Split('\n', StringSplitOptions.RemoveEmptyEntries | StringSplitOptions.TrimEntries);
+        string[] header = lines[0].Split(',');
+        var results = new List<BroadcastMeasurement>();
+        foreach (string line in lines.Skip(1))
+        {
+            string[] cells = line.Split(',');
+            string Cell(string name) => cells[Array.IndexOf(header, name)];
+            double Number(string name) => double.Parse(Cell(name), CultureInfo.InvariantCulture);
+            int broadcasts = (int)Number("broadcasts");
+            bool clean = bool.Parse(Cell("clean"));
+            results.Add(new BroadcastMeasurement
+            {
+                Variant = Cell("variant"),
+                Run = (int)Number("run"),
+                WebSockets = (int)Number("websockets"),
+                PayloadBytes = (int)Number("payload_bytes"),
+                Broadcasts = broadcasts,
+                CpuMs = Number("cpu_us_per_broadcast") * broadcasts / 1000,
+                UserCpuMs = Number("user_cpu_us_per_broadcast") * broadcasts / 1000,
+                AllocatedBytes = (long)Number("allocated_bytes"),
+                Collections = [(int)Number("gen0"), (int)Number("gen1"), (int)Number("gen2")],
+                DeliveryP50Ns = (long)(Number("delivery_p50_ms") * 1e6),
+                DeliveryP99Ns = (long)(Number("delivery_p99_ms") * 1e6),
+                DeliveryMaxNs = (long)(Number("delivery_max_ms") * 1e6),
+                Received = (long)Number("received"),
+                Expected = (long)Number("expected"),
+                Failed = clean ? 0 : 1,
+                FirstFailure = clean ? null : "(not clean: see the page first written)",
+                LoadAverage = Number("load_average"),
+            });
+        }
+
+        return results;
     }
 
     private static IEnumerable<(int WebSockets, int Payload, BroadcastMeasurement[] Runs)> Cells(IReadOnlyList<BroadcastMeasurement> results) =>
