@@ -13,6 +13,13 @@ public static class BroadcastVariants
     /// <c>WebSocket.SendAsync</c>.</summary>
     public const string AspNetLoop = "aspnet-loop";
 
-    /// <summary>Every variant, in the order runs interleave them.</summary>
+    /// <summary>Not in the default set: the group on our Kestrel fast path (<c>ListenOptions.UseWebSockets</c>, the
+    /// connection's own pipes, no HTTP pipeline or upgrade stream), to see what the endpoint's stream costs.</summary>
+    public const string GroupFastPath = "group-fastpath";
+
+    /// <summary>The three variants, in the order runs interleave them.</summary>
     public static IReadOnlyList<string> All { get; } = [Group, SenderLoop, AspNetLoop];
+
+    /// <summary>Every variant the server knows.</summary>
+    public static IReadOnlyList<string> Known { get; } = [Group, SenderLoop, AspNetLoop, GroupFastPath];
 }

@@ -29,7 +29,7 @@ internal static class BroadcastServer
     {
         IFanOut fanOut = variant switch
         {
-            BroadcastVariants.Group => new GroupFanOut(),
+            BroadcastVariants.Group or BroadcastVariants.GroupFastPath => new GroupFanOut(),
             BroadcastVariants.SenderLoop => new SenderLoopFanOut(),
             BroadcastVariants.AspNetLoop => new AspNetLoopFanOut(),
             _ => throw new ArgumentException($"unknown variant '{variant}'", nameof(variant)),
@@ -40,16 +40,25 @@ internal static class BroadcastServer
         builder.WebHost.ConfigureKestrel(kestrel =>
         {
             kestrel.AddServerHeader = false;
-            kestrel.Listen(IPAddress.Loopback, 0);
+            kestrel.Listen(IPAddress.Loopback, 0, listen =>
+            {
+                if (variant == BroadcastVariants.GroupFastPath)
+                {
+                    WebSocketGroup group = ((GroupFanOut)fanOut).Group;
+                    listen.UseWebSockets((_, connection) => HoldAsync(connection, group.Add, c => group.Remove(c), CancellationToken.None), configure: Accept);
+                }
+            });
         });
         WebApplication app = builder.Build();
         switch (fanOut)
         {
+            case GroupFanOut when variant == BroadcastVariants.GroupFastPath:
+                break;
             case GroupFanOut group:
-                app.MapWebSocket("/", (HttpContext context, WebSocketConnection connection) => HoldAsync(context, connection, group.Group.Add, c => group.Group.Remove(c)), Accept);
+                app.MapWebSocket("/", (HttpContext context, WebSocketConnection connection) => HoldAsync(connection, group.Group.Add, c => group.Group.Remove(c), context.RequestAborted), Accept);
                 break;
             case SenderLoopFanOut loop:
-                app.MapWebSocket("/", (HttpContext context, WebSocketConnection connection) => HoldAsync(context, connection, c => { loop.Members.Add(c); return true; }, loop.Members.Remove), Accept);
+                app.MapWebSocket("/", (HttpContext context, WebSocketConnection connection) => HoldAsync(connection, c => { loop.Members.Add(c); return true; }, loop.Members.Remove, context.RequestAborted), Accept);
                 break;
             case AspNetLoopFanOut loop:
                 app.UseWebSockets(new WebSocketOptions { KeepAliveInterval = TimeSpan.Zero });
@@ -76,12 +85,12 @@ internal static class BroadcastServer
         accept.Session = WebSocketSessionOptions.Default with { KeepAliveInterval = TimeSpan.Zero };
     }
 
-    private static async Task HoldAsync(HttpContext context, WebSocketConnection connection, Func<WebSocketConnection, bool> join, Action<WebSocketConnection> leave)
+    private static async Task HoldAsync(WebSocketConnection connection, Func<WebSocketConnection, bool> join, Action<WebSocketConnection> leave, CancellationToken aborted)
     {
         join(connection);
         try
         {
-            await connection.RunAsync(new IdleListener(), context.RequestAborted);
+            await connection.RunAsync(new IdleListener(), aborted);
         }
         finally
         {
