@@ -1,0 +1,90 @@
+using System.CommandLine;
+using System.Globalization;
+using WebSocketCodec.Broadcast;
+using WebSocketCodec.Broadcast.Client;
+using WebSocketCodec.Broadcast.Run;
+using WebSocketCodec.Broadcast.Server;
+
+// Driver (the default command): for each websocket count, payload and variant (interleaved), a server process and a
+// client process; see BroadcastRunner.
+var variants = new Option<string>("--variants") { DefaultValueFactory = _ => string.Join(',', BroadcastVariants.All), Description = "Comma-separated: " + string.Join(", ", BroadcastVariants.Known) + " (the last: the group on our Kestrel fast path, not in the default set)." };
+var payloads = new Option<string>("--payloads") { DefaultValueFactory = _ => "64,1024", Description = "Payload sizes in bytes, comma-separated (at least 12)." };
+var webSockets = new Option<string>("--websockets") { DefaultValueFactory = _ => "1000,10000", Description = "Websocket counts, comma-separated (one client process holds them all: mind ulimit -n)." };
+var broadcasts = new Option<int>("--broadcasts") { DefaultValueFactory = _ => 200, Description = "Measured broadcasts per run." };
+var warmUp = new Option<int>("--warmup") { DefaultValueFactory = _ => 50, Description = "Broadcasts before the measured ones." };
+var repeat = new Option<int>("--repeat") { DefaultValueFactory = _ => 3, Description = "Runs of the whole set, variants interleaved; the page compares medians." };
+var report = new Option<string>("--report") { DefaultValueFactory = _ => "bench/results/broadcast", Description = "Where the page and the CSV go: PREFIX.md and PREFIX.csv." };
+var allocationTypes = new Option<bool>("--allocation-types") { Description = "The servers also sample which types they allocate (listed on the page; the sampling allocates a little itself)." };
+var renderCsv = new Option<FileInfo?>("--render-csv") { Description = "Measure nothing: render the page again (to --report PREFIX.md) from a CSV this tool wrote; pass the run's --warmup, --broadcasts and --repeat for the page's header." };
+var smoke = new Option<bool>("--smoke") { Description = "20 websockets, 64 B, 5 + 20 broadcasts, one run: checks that it all runs." };
+var root = new RootCommand("WebSocketCodec broadcast benchmark: one message to many websockets, a WebSocketGroup against loops of per-websocket sends (ours and ASP.NET Core's); server CPU and allocation per broadcast, delivery time to the last websocket.")
+{
+    variants, payloads, webSockets, broadcasts, warmUp, repeat, report, allocationTypes, renderCsv, smoke,
+};
+root.SetAction(async (parseResult, cancellation) =>
+{
+    string[] chosen = Split(parseResult.GetValue(variants)!);
+    int[] sizes = [.. Split(parseResult.GetValue(payloads)!).Select(s => int.Parse(s, CultureInfo.InvariantCulture))];
+    int[] counts = [.. Split(parseResult.GetValue(webSockets)!).Select(s => int.Parse(s, CultureInfo.InvariantCulture))];
+    if (chosen.Except(BroadcastVariants.Known).Any() || sizes.Any(s => s < 12 || s > 4000) || counts.Any(c => c < 1))
+    {
+        Console.Error.WriteLine($"--variants from {string.Join(", ", BroadcastVariants.Known)}; --payloads 12..4000 bytes; --websockets at least 1");
+        return 2;
+    }
+
+    bool isSmoke = parseResult.GetValue(smoke);
+    var options = new BroadcastOptions
+    {
+        Variants = chosen,
+        Payloads = isSmoke ? [64] : sizes,
+        WebSockets = isSmoke ? [20] : counts,
+        Broadcasts = isSmoke ? 20 : parseResult.GetValue(broadcasts),
+        WarmUp = isSmoke ? 5 : parseResult.GetValue(warmUp),
+        Repeat = isSmoke ? 1 : parseResult.GetValue(repeat),
+        AllocationTypes = parseResult.GetValue(allocationTypes),
+    };
+    string prefix = parseResult.GetValue(report)!;
+    if (parseResult.GetValue(renderCsv) is { } csv)
+    {
+        IReadOnlyList<BroadcastMeasurement> read = BroadcastReport.FromCsv(await File.ReadAllTextAsync(csv.FullName, cancellation));
+        string command = $"dotnet run -c Release --project bench/WebSocketCodec.Broadcast -- --repeat {options.Repeat} --broadcasts {options.Broadcasts} --warmup {options.WarmUp}";
+        await File.WriteAllTextAsync(prefix + ".md", BroadcastReport.ToMarkdown(read, options, command, $"(This page was rendered again from {csv.Name}, with the analysis lines of a later version of the tool; the numbers are that run's.)"), cancellation);
+        Console.WriteLine($"wrote {prefix}.md");
+        return 0;
+    }
+
+    Console.WriteLine($"# {Environment.ProcessorCount} cores, {System.Runtime.InteropServices.RuntimeInformation.OSDescription}, .NET {Environment.Version}");
+    IReadOnlyList<BroadcastMeasurement> results = await BroadcastRunner.RunAsync(options, line => Console.WriteLine($"{DateTime.Now:HH:mm:ss} {line}"), cancellation);
+    await BroadcastReport.WriteAsync(prefix, results, options, "dotnet run -c Release --project bench/WebSocketCodec.Broadcast -- " + string.Join(' ', args), cancellation);
+    Console.WriteLine($"wrote {prefix}.md and {prefix}.csv");
+    return results.All(r => r.IsClean) ? 0 : 1;
+});
+
+// Server process (internal): see BroadcastServer.
+var serve = new Command("serve", "The server of one run (started by the driver).") { Hidden = true };
+var variant = new Option<string>("--variant") { Required = true };
+var payload = new Option<int>("--payload") { Required = true };
+var sample = new Option<bool>("--allocation-types");
+serve.Options.Add(variant);
+serve.Options.Add(payload);
+serve.Options.Add(sample);
+serve.SetAction((parseResult, _) => BroadcastServer.RunAsync(parseResult.GetValue(variant)!, parseResult.GetValue(payload), parseResult.GetValue(sample)));
+root.Subcommands.Add(serve);
+
+// Client process (internal): see ClientMode.
+var client = new Command("client", "The client process of one run (started by the driver).") { Hidden = true };
+var port = new Option<int>("--port") { Required = true };
+var count = new Option<int>("--websockets") { Required = true };
+var total = new Option<int>("--broadcasts") { Required = true };
+var concurrency = new Option<int>("--concurrency") { DefaultValueFactory = _ => 64 };
+foreach (Option option in new Option[] { port, count, total, concurrency })
+{
+    client.Options.Add(option);
+}
+
+client.SetAction((parseResult, _) => ClientMode.RunAsync(parseResult.GetValue(port), parseResult.GetValue(count), parseResult.GetValue(total), parseResult.GetValue(concurrency)));
+root.Subcommands.Add(client);
+
+return await root.Parse(args).InvokeAsync();
+
+static string[] Split(string value) => value.Split(',', StringSplitOptions.RemoveEmptyEntries | StringSplitOptions.TrimEntries);

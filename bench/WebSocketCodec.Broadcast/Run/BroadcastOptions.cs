@@ -1,0 +1,30 @@
+namespace WebSocketCodec.Broadcast.Run;
+
+/// <summary>What one invocation measures: every (variant, payload, websocket count), <see cref="Repeat"/> times,
+/// variants interleaved.</summary>
+public sealed record BroadcastOptions
+{
+    public IReadOnlyList<string> Variants { get; init; } = BroadcastVariants.All;
+
+    /// <summary>Payload sizes in bytes (at least 12: the stamp and the sequence number).</summary>
+    public IReadOnlyList<int> Payloads { get; init; } = [64, 1024];
+
+    public IReadOnlyList<int> WebSockets { get; init; } = [1_000, 10_000];
+
+    /// <summary>Measured broadcasts per run.</summary>
+    public int Broadcasts { get; init; } = 200;
+
+    /// <summary>Broadcasts before the measured ones (code compiled, pools and buffers primed).</summary>
+    public int WarmUp { get; init; } = 50;
+
+    public int Repeat { get; init; } = 3;
+
+    /// <summary>Handshakes under way at once in the client process.</summary>
+    public int Concurrency { get; init; } = 64;
+
+    /// <summary>Whether the servers sample the types they allocate (the page lists them; it allocates a little itself).</summary>
+    public bool AllocationTypes { get; init; }
+
+    /// <summary>How long one broadcast may take to reach every websocket before the run fails.</summary>
+    public TimeSpan DeliveryTimeout { get; init; } = TimeSpan.FromSeconds(30);
+}

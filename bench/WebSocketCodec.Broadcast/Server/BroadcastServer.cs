@@ -1,0 +1,217 @@
+using System.Buffers.Binary;
+using System.Diagnostics;
+using System.Net;
+using System.Net.WebSockets;
+using System.Text.Json;
+using Microsoft.AspNetCore.Builder;
+using Microsoft.AspNetCore.Hosting;
+using Microsoft.AspNetCore.Hosting.Server;
+using Microsoft.AspNetCore.Hosting.Server.Features;
+using Microsoft.AspNetCore.Http;
+using Microsoft.Extensions.DependencyInjection;
+using Microsoft.Extensions.Logging;
+using WebSocketCodec.AspNetCore;
+using WebSocketCodec.Pipelines;
+
+namespace WebSocketCodec.Broadcast.Server;
+
+/// <summary>
+/// The server process of one variant: Kestrel on 127.0.0.1 (HTTP/1.1), websockets at <c>/</c> that only read (to see
+/// the close). Prints <c>port N</c>, then obeys one-byte commands on stdin (read on a thread of its own, without
+/// allocating): <c>b</c> broadcasts the next message (payload: <see cref="Stopwatch.GetTimestamp"/> at the start, 8 bytes,
+/// then the sequence number, 4 bytes, then zeros to the payload size), <c>c</c> prints <c>members N</c>, <c>m</c> marks
+/// the start of the measured window (CPU time, allocated bytes, collections), <c>r</c> prints the window's
+/// <see cref="ServerReport"/> as JSON; the end of stdin stops it. Keep-alive Pings are off in every variant.
+/// </summary>
+internal static class BroadcastServer
+{
+    public static async Task<int> RunAsync(string variant, int payloadLength, bool allocationTypes = false)
+    {
+        IFanOut fanOut = variant switch
+        {
+            BroadcastVariants.Group or BroadcastVariants.GroupFastPath => new GroupFanOut(),
+            BroadcastVariants.SenderLoop => new SenderLoopFanOut(),
+            BroadcastVariants.AspNetLoop => new AspNetLoopFanOut(),
+            _ => throw new ArgumentException($"unknown variant '{variant}'", nameof(variant)),
+        };
+
+        var builder = WebApplication.CreateSlimBuilder();
+        builder.Logging.ClearProviders();
+        builder.WebHost.ConfigureKestrel(kestrel =>
+        {
+            kestrel.AddServerHeader = false;
+            kestrel.Listen(IPAddress.Loopback, 0, listen =>
+            {
+                if (variant == BroadcastVariants.GroupFastPath)
+                {
+                    WebSocketGroup group = ((GroupFanOut)fanOut).Group;
+                    listen.UseWebSockets((_, connection) => HoldAsync(connection, group.Add, c => group.Remove(c), CancellationToken.None), configure: Accept);
+                }
+            });
+        });
+        WebApplication app = builder.Build();
+        switch (fanOut)
+        {
+            case GroupFanOut when variant == BroadcastVariants.GroupFastPath:
+                break;
+            case GroupFanOut group:
+                app.MapWebSocket("/", (HttpContext context, WebSocketConnection connection) => HoldAsync(connection, group.Group.Add, c => group.Group.Remove(c), context.RequestAborted), Accept);
+                break;
+            case SenderLoopFanOut loop:
+                app.MapWebSocket("/", (HttpContext context, WebSocketConnection connection) => HoldAsync(connection, c => { loop.Members.Add(c); return true; }, loop.Members.Remove, context.RequestAborted), Accept);
+                break;
+            case AspNetLoopFanOut loop:
+                app.UseWebSockets(new WebSocketOptions { KeepAliveInterval = TimeSpan.Zero });
+                app.Run(context => HoldAsync(context, loop.Members));
+                break;
+        }
+
+        await app.StartAsync();
+        int port = new Uri(app.Services.GetRequiredService<IServer>().Features.Get<IServerAddressesFeature>()!.Addresses.First()).Port;
+        Console.Out.WriteLine($"port {port}");
+        Console.Out.Flush();
+
+        var commands = new Thread(() => Obey(fanOut, payloadLength, allocationTypes ? new AllocationTypes() : null)) { IsBackground = true, Name = "broadcast commands" };
+        commands.Start();
+        await Task.Run(commands.Join);
+        using var stopping = new CancellationTokenSource(TimeSpan.FromSeconds(10));
+        await app.StopAsync(stopping.Token);
+        return 0;
+    }
+
+    private static void Accept(WebSocketAcceptOptions accept)
+    {
+        accept.MaxConcurrentWebSockets = 1_000_000;
+        accept.Session = WebSocketSessionOptions.Default with { KeepAliveInterval = TimeSpan.Zero };
+    }
+
+    private static async Task HoldAsync(WebSocketConnection connection, Func<WebSocketConnection, bool> join, Action<WebSocketConnection> leave, CancellationToken aborted)
+    {
+        join(connection);
+        try
+        {
+            await connection.RunAsync(new IdleListener(), aborted);
+        }
+        finally
+        {
+            leave(connection);
+        }
+    }
+
+    private static async Task HoldAsync(HttpContext context, MemberList<WebSocket> members)
+    {
+        if (!context.WebSockets.IsWebSocketRequest)
+        {
+            context.Response.StatusCode = StatusCodes.Status400BadRequest;
+            return;
+        }
+
+        using WebSocket webSocket = await context.WebSockets.AcceptWebSocketAsync();
+        members.Add(webSocket);
+        try
+        {
+            byte[] buffer = new byte[256];
+            while (true)
+            {
+                ValueWebSocketReceiveResult result = await webSocket.ReceiveAsync(buffer.AsMemory(), context.RequestAborted);
+                if (result.MessageType == WebSocketMessageType.Close)
+                {
+                    await webSocket.CloseOutputAsync(WebSocketCloseStatus.NormalClosure, null, CancellationToken.None);
+                    return;
+                }
+            }
+        }
+        catch (Exception error) when (error is WebSocketException or OperationCanceledException or IOException)
+        {
+            // The client went away.
+        }
+        finally
+        {
+            members.Remove(webSocket);
+        }
+    }
+
+    /// <summary>The command loop (its own thread): a broadcast runs here, and a loop variant's awaits block it.</summary>
+    private static void Obey(IFanOut fanOut, int payloadLength, AllocationTypes? sampler)
+    {
+        using Stream input = Console.OpenStandardInput();
+        byte[] commands = new byte[64];
+        byte[] payload = new byte[payloadLength];
+        int sequence = 0, broadcasts = 0;
+        string? error = null;
+        TimeSpan cpu = default, user = default;
+        long allocated = 0;
+        int[] collections = new int[3];
+        using AllocationTypes? sampling = sampler;
+        int read;
+        while ((read = input.Read(commands)) > 0)
+        {
+            for (int i = 0; i < read; i++)
+            {
+                switch ((char)commands[i])
+                {
+                    case 'b':
+                        BinaryPrimitives.WriteInt64LittleEndian(payload, Stopwatch.GetTimestamp());
+                        BinaryPrimitives.WriteInt32LittleEndian(payload.AsSpan(8), sequence++);
+                        try
+                        {
+                            ValueTask sent = fanOut.BroadcastAsync(payload);
+                            if (!sent.IsCompletedSuccessfully)
+                            {
+                                sent.AsTask().GetAwaiter().GetResult();
+                            }
+                        }
+                        catch (Exception e)
+                        {
+                            error ??= e.GetType().Name + ": " + e.Message;
+                        }
+
+                        broadcasts++;
+                        break;
+                    case 'c':
+                        Console.Out.WriteLine($"members {fanOut.Count}");
+                        Console.Out.Flush();
+                        break;
+                    case 'm':
+                        (cpu, user) = ProcessCpu.Now();
+                        for (int g = 0; g < 3; g++)
+                        {
+                            collections[g] = GC.CollectionCount(g);
+                        }
+
+                        broadcasts = 0;
+                        sampler?.Reset();
+                        allocated = GC.GetTotalAllocatedBytes(precise: true);
+                        break;
+                    case 'r':
+                        long allocatedNow = GC.GetTotalAllocatedBytes(precise: true);
+                        (TimeSpan cpuNow, TimeSpan userNow) = ProcessCpu.Now();
+                        var report = new ServerReport
+                        {
+                            Broadcasts = broadcasts,
+                            Members = fanOut.Count,
+                            CpuMs = (cpuNow - cpu).TotalMilliseconds,
+                            UserCpuMs = (userNow - user).TotalMilliseconds,
+                            AllocatedBytes = allocatedNow - allocated,
+                            Collections = [.. Enumerable.Range(0, 3).Select(g => GC.CollectionCount(g) - collections[g])],
+                            AllocationTypes = sampler?.Summary(),
+                            Error = error,
+                        };
+                        Console.Out.WriteLine(JsonSerializer.Serialize(report, Json));
+                        Console.Out.Flush();
+                        break;
+                }
+            }
+        }
+    }
+
+    internal static readonly JsonSerializerOptions Json = new(JsonSerializerDefaults.Web);
+
+    /// <summary>Our endpoint's websocket listener: it only reads (the library answers Pings and the close).</summary>
+    private sealed class IdleListener : IWebSocketFrameListener
+    {
+        public void OnFrame(WebSocketOpcode opcode, bool fin, int rsv, Span<byte> payload)
+        {
+        }
+    }
+}

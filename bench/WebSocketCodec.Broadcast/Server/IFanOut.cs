@@ -1,0 +1,11 @@
+namespace WebSocketCodec.Broadcast.Server;
+
+/// <summary>One variant's way of sending one binary message to every websocket the server holds.</summary>
+internal interface IFanOut
+{
+    /// <summary>Websockets held now.</summary>
+    int Count { get; }
+
+    /// <summary>Sends <paramref name="payload"/> to every websocket (the payload is reused once this completes).</summary>
+    ValueTask BroadcastAsync(ReadOnlyMemory<byte> payload);
+}

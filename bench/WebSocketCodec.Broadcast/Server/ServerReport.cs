@@ -1,0 +1,29 @@
+namespace WebSocketCodec.Broadcast.Server;
+
+/// <summary>What the server measured between the driver's mark and its report request (JSON on one stdout line).</summary>
+public sealed record ServerReport
+{
+    /// <summary>Broadcasts sent in the window.</summary>
+    public int Broadcasts { get; init; }
+
+    /// <summary>Websockets held at the report.</summary>
+    public int Members { get; init; }
+
+    /// <summary>The process's CPU time (user and system, every thread) in the window, in milliseconds.</summary>
+    public double CpuMs { get; init; }
+
+    /// <summary>Of <see cref="CpuMs"/>, the user part.</summary>
+    public double UserCpuMs { get; init; }
+
+    /// <summary>Bytes allocated by the process in the window (<c>GC.GetTotalAllocatedBytes(true)</c>).</summary>
+    public long AllocatedBytes { get; init; }
+
+    /// <summary>Collections in the window, generations 0, 1 and 2.</summary>
+    public int[] Collections { get; init; } = [];
+
+    /// <summary>With <c>--allocation-types</c>: the types sampled in the window, most bytes first.</summary>
+    public string? AllocationTypes { get; init; }
+
+    /// <summary>A broadcast that threw, if any (the message).</summary>
+    public string? Error { get; init; }
+}
