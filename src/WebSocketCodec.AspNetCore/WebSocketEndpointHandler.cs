@@ -46,8 +46,8 @@ internal sealed partial class WebSocketEndpointHandler(
         Stream stream = await KestrelHandshake.AcceptAsync(context, upgrade!, multiplexed, subprotocol).ConfigureAwait(false);
         HttpResponse response = context.Response;
         IDuplexPipe transport = multiplexed
-            ? new StreamTransport(stream, leaveOpen: true, bufferSize: 32 * 1024, endOutput: () => new ValueTask(response.CompleteAsync()))
-            : new StreamTransport(stream, leaveOpen: true);
+            ? new StreamTransport(stream, leaveOpen: true, bufferSize: 32 * 1024, zeroByteReads: true, () => new ValueTask(response.CompleteAsync()), writesFlush: true)
+            : new StreamTransport(stream, leaveOpen: true, bufferSize: 16 * 1024, zeroByteReads: true, endOutput: null, writesFlush: true);
         using var connection = new WebSocketConnection(transport, WebSocketRole.Server, options.Session, subprotocol)
         {
             TransportAbort = context.Abort, // a peer that stopped reading: the connection (HTTP/1.1) or RST_STREAM (HTTP/2)

@@ -26,12 +26,22 @@ public sealed class StreamTransport : IHalfClosingDuplexPipe
     /// readable (for example an HTTP/2 response's <c>CompleteAsync</c>); null when the stream cannot half-close.</param>
     public StreamTransport(
         Stream stream, bool leaveOpen = false, int bufferSize = 16 * 1024, bool zeroByteReads = true, Func<ValueTask>? endOutput = null)
+        : this(stream, leaveOpen, bufferSize, zeroByteReads, endOutput, writesFlush: false)
+    {
+    }
+
+    /// <summary>Wraps <paramref name="stream"/> (see the public constructor); with <paramref name="writesFlush"/>, for
+    /// a stream whose every write is flushed already (Kestrel's request and upgrade streams), the writer's flushes make
+    /// no second call into the stream.</summary>
+    internal StreamTransport(Stream stream, bool leaveOpen, int bufferSize, bool zeroByteReads, Func<ValueTask>? endOutput, bool writesFlush)
     {
         ArgumentNullException.ThrowIfNull(stream);
         ArgumentOutOfRangeException.ThrowIfLessThan(bufferSize, 1024);
         Input = PipeReader.Create(stream, new StreamPipeReaderOptions(
             bufferSize: bufferSize, minimumReadSize: bufferSize / 8, leaveOpen: leaveOpen, useZeroByteReads: zeroByteReads));
-        Output = PipeWriter.Create(stream, new StreamPipeWriterOptions(minimumBufferSize: WriteBufferSize, leaveOpen: leaveOpen));
+        Output = writesFlush
+            ? PipeWriter.Create(new WriteFlushedStream(stream, leaveOpen), new StreamPipeWriterOptions(minimumBufferSize: WriteBufferSize, leaveOpen: false))
+            : PipeWriter.Create(stream, new StreamPipeWriterOptions(minimumBufferSize: WriteBufferSize, leaveOpen: leaveOpen));
         _endOutput = endOutput;
     }
 
