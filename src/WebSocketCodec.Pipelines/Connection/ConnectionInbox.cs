@@ -3,9 +3,10 @@ namespace WebSocketCodec.Pipelines;
 /// <summary>
 /// A <see cref="WebSocketConnection"/>'s side of broadcasts. The fan-out appends straight into the output when its
 /// lock is free at that moment (or the broadcasting thread is this websocket's own read loop, which holds it), and
-/// otherwise queues the frame for a thread-pool run that takes the lock. The flush comes after the fan-out; a read
-/// loop that broadcasts (holding its own lock) leaves the flush to the thread pool. So no thread ever waits for a
-/// websocket's lock while holding another's or the group's, and no two read loops can wait on each other.
+/// otherwise queues the frame for a thread-pool run that takes the lock. A frame appended from the fan-out is flushed
+/// there, under the lock it holds; a change of writability is reported after the fan-out (by the thread pool when the
+/// broadcaster is a read loop). So no thread ever waits for a websocket's lock while holding another's or the group's,
+/// and no two read loops can wait on each other.
 /// </summary>
 internal sealed class ConnectionInbox(WebSocketConnection connection, WebSocketOutput output) : BroadcastInbox, IThreadPoolWorkItem
 {
@@ -46,9 +47,12 @@ internal sealed class ConnectionInbox(WebSocketConnection connection, WebSocketO
             }
 
             AppendLocked(frame);
-            if (output.AfterAppendLocked())
+            // Flushed now, with the lock held (the flush takes it again, without waiting), so the transport's buffer is
+            // returned before the next member rents one: a thousand members do not hold a thousand buffers at once.
+            if (output.AfterAppendLocked() | output.FlushHeld())
             {
                 Volatile.Write(ref _stopped, 1);
+                FlushAfterFanOut(); // the change of writability is reported once no group lock is held
             }
         }
         finally
@@ -56,16 +60,14 @@ internal sealed class ConnectionInbox(WebSocketConnection connection, WebSocketO
             Monitor.Exit(output.Sync);
         }
 
-        FlushAfterFanOut();
         return true;
     }
 
     protected override void FlushAppended()
     {
-        if (WebSocketConnection.InDispatch)
+        if (ThreadLocks.Held)
         {
-            // This thread is a read loop holding its own websocket's lock: waiting for this one's could deadlock with
-            // its loop doing the same, so the thread pool flushes.
+            // A read loop that broadcast holds its own websocket's lock: the thread pool reports it.
             ScheduleRun();
             return;
         }

@@ -9,13 +9,6 @@ namespace WebSocketCodec.Pipelines;
 // The read loop: one <c>ReadAsync</c>, every whole frame dispatched, one <c>AdvanceTo</c>, one flush.
 public sealed partial class WebSocketConnection
 {
-    [ThreadStatic]
-    private static bool t_inDispatch;
-
-    /// <summary>Whether this thread is a read loop dispatching frames (holding its websocket's output lock): it must not
-    /// wait for another websocket's lock.</summary>
-    internal static bool InDispatch => t_inDispatch;
-
     private async Task ReadLoopAsync(IWebSocketFrameListener listener)
     {
         PipeReader reader = _transport.Input;
@@ -62,7 +55,7 @@ public sealed partial class WebSocketConnection
                 if (!buffer.IsEmpty)
                 {
                     _loopThread = Environment.CurrentManagedThreadId;
-                    t_inDispatch = true;
+                    ThreadLocks.Enter();
                     Sender.LoopSent = false;
                     try
                     {
@@ -71,7 +64,7 @@ public sealed partial class WebSocketConnection
                     finally
                     {
                         _loopThread = 0;
-                        t_inDispatch = false;
+                        ThreadLocks.Exit();
                     }
 
                     answered = Sender.LoopSent;

@@ -121,9 +121,9 @@ public sealed partial class WebSocketConnection : IDisposable, IAsyncDisposable,
     /// <summary>Appends what the inbox holds before a direct append (under the output's lock).</summary>
     internal void DrainInboxLocked() => Volatile.Read(ref _inbox)?.DrainLocked();
 
-    /// <summary>Whether the calling thread is another websocket's read loop: it holds that websocket's lock, so waiting
-    /// for this one's could deadlock with this one's loop doing the same.</summary>
-    internal bool IsOnOtherReadLoop => InDispatch && !IsOnReadLoop;
+    /// <summary>Whether the calling thread holds another websocket's lock (its read loop, dispatching) or a group's
+    /// fan-out lock: waiting for this one's could deadlock with this one's loop waiting for those.</summary>
+    internal bool IsOnOtherReadLoop => ThreadLocks.Held && !IsOnReadLoop;
 
     internal bool CanSend => _session.State == WebSocketSessionState.Open && !_output.IsEnded && !_aborted;
 

@@ -134,17 +134,31 @@ internal sealed class WebSocketOutput : IBufferWriter<byte>
     /// <see cref="IdleAsync"/> tells when the bytes are out.</summary>
     public void Flush()
     {
+        if (StartFlush())
+        {
+            ReportWritability(false);
+        }
+    }
+
+    /// <summary><see cref="Flush"/> for a caller that holds <see cref="Sync"/> (every lock taken here is then taken
+    /// again by the same thread: nothing waits), so the transport takes the bytes, and returns its buffer, before the
+    /// caller moves on. A change of writability is not reported here.</summary>
+    /// <returns>Whether the websocket just stopped being writable: report it outside the caller's locks.</returns>
+    public bool FlushHeld() => StartFlush();
+
+    private bool StartFlush()
+    {
         lock (Sync)
         {
             if (_ended || _flushing)
             {
-                return;
+                return false;
             }
 
             _direct.Commit();
             if (_direct.Committed + _sideCopied == _flushed && SideAppended == _sideCopied)
             {
-                return; // nothing new
+                return false; // nothing new
             }
 
             _flushing = true;
@@ -159,22 +173,18 @@ internal sealed class WebSocketOutput : IBufferWriter<byte>
         catch (Exception error)
         {
             Fail(error);
-            return;
+            return false;
         }
 
         Drive(flush);
-        if (_flushing)
+        if (!_flushing)
         {
-            bool stopped;
-            lock (Sync)
-            {
-                stopped = AfterAppendLocked(); // the transport holds back: the water marks apply
-            }
+            return false;
+        }
 
-            if (stopped)
-            {
-                ReportWritability(false);
-            }
+        lock (Sync)
+        {
+            return AfterAppendLocked(); // the transport holds back: the water marks apply
         }
     }
 

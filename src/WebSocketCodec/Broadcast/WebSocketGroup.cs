@@ -129,6 +129,28 @@ public sealed class WebSocketGroup
         int sent = 0, skipped = 0, closed = 0, removed = 0;
         lock (_fanOut)
         {
+            ThreadLocks.Enter();
+            try
+            {
+                FanOutLocked(frame, ref sent, ref skipped, ref closed, ref removed);
+            }
+            finally
+            {
+                ThreadLocks.Exit();
+            }
+        }
+
+        BroadcastInbox.FlushFannedOut(); // outside the fan-out lock: a flush may wait for a member's lock
+        WebSocketTelemetry.Broadcasts.Add(1);
+        WebSocketTelemetry.BroadcastRecipients.Add(sent);
+        AddIfAny(WebSocketTelemetry.BroadcastSkipped, skipped);
+        AddIfAny(WebSocketTelemetry.BroadcastClosed, closed);
+        return new BroadcastResult(sent, skipped, closed, removed);
+    }
+
+    private void FanOutLocked(BroadcastFrame frame, ref int sent, ref int skipped, ref int closed, ref int removed)
+    {
+        {
             BroadcastInbox[] members = Snapshot(out int count);
             for (int i = 0; i < count; i++)
             {
@@ -165,13 +187,6 @@ public sealed class WebSocketGroup
                 _leaving.Clear();
             }
         }
-
-        BroadcastInbox.FlushFannedOut(); // outside the fan-out lock: a flush may wait for a member's lock
-        WebSocketTelemetry.Broadcasts.Add(1);
-        WebSocketTelemetry.BroadcastRecipients.Add(sent);
-        AddIfAny(WebSocketTelemetry.BroadcastSkipped, skipped);
-        AddIfAny(WebSocketTelemetry.BroadcastClosed, closed);
-        return new BroadcastResult(sent, skipped, closed, removed);
     }
 
     private static void AddIfAny(Counter<long> counter, int value)
