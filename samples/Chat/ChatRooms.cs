@@ -34,7 +34,7 @@ public sealed class ChatRooms
             }
 
             // Its last member left after we found it: take the retired room out (its leaver may not have yet) and retry.
-            _rooms.TryRemove(new KeyValuePair<string, ChatRoom>(name, room));
+            Forget(room);
         }
     }
 
@@ -45,7 +45,10 @@ public sealed class ChatRooms
         ArgumentNullException.ThrowIfNull(room);
         if (room.Leave(member))
         {
-            _rooms.TryRemove(new KeyValuePair<string, ChatRoom>(room.Name, room));
+            Forget(room);
         }
     }
+
+    /// <summary>Takes a retired room out of the list, unless it is gone already (a fresh room of that name stays).</summary>
+    internal void Forget(ChatRoom room) => _rooms.TryRemove(new KeyValuePair<string, ChatRoom>(room.Name, room));
 }

@@ -1,6 +1,4 @@
-using System.IO.Pipelines;
 using System.Net.WebSockets;
-using WebSocketCodec.Pipelines;
 using WebSocketCodec.Samples.Chat;
 
 namespace WebSocketCodec.AspNetCore.Tests.Samples;
@@ -139,38 +137,4 @@ public sealed class ChatWireContractTests
         await second.SendAsync("again");
         Assert.Equal(["again"], await second.ReceiveAsync(1));
     }
-
-    [Fact]
-    public async Task AMemberNeverJoinsARoomThatIsNoLongerListed()
-    {
-        // Joins and leaves of one room name race on four threads; whoever is in a room must find it listed.
-        var rooms = new ChatRooms();
-        var pipe = new Pipe();
-        var transport = new DuplexPipe(pipe.Reader, new Pipe().Writer);
-        WebSocketConnection[] members = [.. Enumerable.Range(0, 4).Select(_ => new WebSocketConnection(transport, WebSocketRole.Server))];
-        int misses = 0;
-
-        await Task.WhenAll(members.Select(member => Task.Run(() =>
-        {
-            for (int i = 0; i < 5_000; i++)
-            {
-                ChatRoom room = rooms.Join("lobby", member);
-                if (!ReferenceEquals(rooms.Find("lobby"), room))
-                {
-                    Interlocked.Increment(ref misses);
-                }
-
-                rooms.Leave(room, member);
-            }
-        })));
-
-        Assert.Equal(0, misses);
-        Assert.Equal(0, rooms.Count);
-        foreach (WebSocketConnection member in members)
-        {
-            member.Dispose();
-        }
-    }
-
-    private sealed record DuplexPipe(PipeReader Input, PipeWriter Output) : IDuplexPipe;
 }
