@@ -96,7 +96,7 @@ internal sealed class ChatClient : IAsyncDisposable
         _socket.Abort();
         try
         {
-            await _reading;
+            await _reading.WaitAsync(TimeSpan.FromSeconds(20)); // a TimeoutException says the abort did not end the read
         }
         catch (Exception error) when (error is WebSocketException or OperationCanceledException)
         {

@@ -37,9 +37,9 @@ public sealed class ChatWireContractTests
                 {
                     await member.SendAsync($$"""{"nick":"m{{m}}","text":"{{n}} κόσμε 😀"}""");
                 }
-            })));
+            }))).WaitAsync(TimeSpan.FromSeconds(30)); // every step bounded: a stall fails here instead of hanging
 
-            List<string>[] received = await Task.WhenAll(members.Select(member => member.ReceiveAsync(members.Length * PerMember)));
+            List<string>[] received = await Task.WhenAll(members.Select(member => member.ReceiveAsync(members.Length * PerMember))).WaitAsync(TimeSpan.FromSeconds(30));
             foreach (List<string> texts in received)
             {
                 Assert.Equal(received[0], texts); // one order for all
