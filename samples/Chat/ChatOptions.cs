@@ -1,0 +1,44 @@
+using System.Buffers;
+
+namespace WebSocketCodec.Samples.Chat;
+
+/// <summary>How the chat server listens, and the limits of its websockets.</summary>
+public sealed record ChatOptions
+{
+    /// <summary>The address to listen on.</summary>
+    public string Host { get; init; } = "127.0.0.1";
+
+    /// <summary>The port (0: any free port).</summary>
+    public int Port { get; init; } = 8080;
+
+    /// <summary>Serve TLS with a self-signed certificate made at start.</summary>
+    public bool Tls { get; init; }
+
+    /// <summary>The largest text message a member may send (Close 1009 beyond): 4 KiB.</summary>
+    public int MaxMessageBytes { get; init; } = 4 * 1024;
+
+    /// <summary>Outbound bytes waiting for one member's transport above which the next message closes it with 1008
+    /// (a member that stopped reading must not make the room wait or miss messages): the library's 64 KiB.</summary>
+    public long OutboundHighWaterMark { get; init; } = WebSocketSessionOptions.Default.OutboundHighWaterMark;
+
+    /// <summary>The pool for the members' messages and the room's broadcast frames (e.g. a counting pool that proves
+    /// every buffer came back); <see cref="ArrayPool{T}.Shared"/> if null.</summary>
+    public ArrayPool<byte>? Pool { get; init; }
+
+    /// <summary>The websocket session options these settings give.</summary>
+    public WebSocketSessionOptions Session => WebSocketSessionOptions.Default with
+    {
+        MaxFramePayloadLength = MaxMessageBytes,
+        MaxMessagePayloadLength = MaxMessageBytes,
+        OutboundHighWaterMark = OutboundHighWaterMark,
+        OutboundLowWaterMark = Math.Min(WebSocketSessionOptions.Default.OutboundLowWaterMark, OutboundHighWaterMark / 2),
+        Pool = Pool,
+    };
+
+    /// <summary>Sets what the chat endpoint accepts.</summary>
+    public void ConfigureAccept(WebSocketAcceptOptions accept)
+    {
+        ArgumentNullException.ThrowIfNull(accept);
+        accept.Session = Session;
+    }
+}

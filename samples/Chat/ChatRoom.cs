@@ -1,0 +1,69 @@
+using System.Buffers;
+
+namespace WebSocketCodec.Samples.Chat;
+
+/// <summary>One room: a <see cref="WebSocketGroup"/> that closes a member that stops reading (1008), so every member
+/// left has had every message, in the order the room relayed them. Retired for good when its last member leaves (see
+/// <see cref="ChatRooms"/>).</summary>
+public sealed class ChatRoom
+{
+    private readonly object _gate = new();
+    private readonly WebSocketGroup _group;
+    private int _joined;
+    private bool _retired;
+    private int _slowMembersClosed;
+
+    internal ChatRoom(string name, ArrayPool<byte>? pool)
+    {
+        Name = name;
+        _group = new WebSocketGroup(SlowMemberPolicy.Close, pool);
+    }
+
+    /// <summary>The room's name (the <c>{room}</c> of <c>/chat/{room}</c>).</summary>
+    public string Name { get; }
+
+    /// <summary>The members that receive the room's messages now (a member closed for not reading is out at once,
+    /// before its websocket has ended).</summary>
+    public int MemberCount => _group.Count;
+
+    /// <summary>How many members were closed for not reading.</summary>
+    public int SlowMembersClosed => Volatile.Read(ref _slowMembersClosed);
+
+    /// <summary>Sends one text to every member, the sender included, encoded once. Never waits on a member.</summary>
+    internal void Relay(ReadOnlySpan<byte> text)
+    {
+        BroadcastResult result = _group.Broadcast(WebSocketOpcode.Text, text);
+        if (result.Closed > 0)
+        {
+            Interlocked.Add(ref _slowMembersClosed, result.Closed);
+        }
+    }
+
+    /// <summary>Adds a member unless the room was retired (its last member left meanwhile).</summary>
+    internal bool TryJoin(IWebSocketGroupMember member)
+    {
+        lock (_gate)
+        {
+            if (_retired)
+            {
+                return false;
+            }
+
+            _joined++;
+            _group.Add(member);
+            return true;
+        }
+    }
+
+    /// <summary>Removes a member that joined; retires the room when it was the last.</summary>
+    /// <returns>Whether the room is now retired.</returns>
+    internal bool Leave(IWebSocketGroupMember member)
+    {
+        lock (_gate)
+        {
+            _group.Remove(member); // false when a broadcast already dropped it (closed as slow, or gone)
+            _retired = --_joined == 0;
+            return _retired;
+        }
+    }
+}

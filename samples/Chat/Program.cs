@@ -1,0 +1,33 @@
+using System.CommandLine;
+using WebSocketCodec.Samples.Chat;
+
+var host = new Option<string>("--host") { DefaultValueFactory = _ => "127.0.0.1", Description = "Address to listen on." };
+var port = new Option<int>("--port") { DefaultValueFactory = _ => 8080, Description = "Port to listen on (0: any free port)." };
+var tls = new Option<bool>("--tls") { Description = "Serve wss:// and https:// with a self-signed certificate made at start." };
+
+var root = new RootCommand("WebSocketCodec chat: /chat/{room} relays every text message to everyone in the room; / serves a chat page (open it in a browser).")
+{
+    host, port, tls,
+};
+root.SetAction(async (parseResult, cancellation) =>
+{
+    var options = new ChatOptions { Host = parseResult.GetValue(host)!, Port = parseResult.GetValue(port), Tls = parseResult.GetValue(tls) };
+    ChatServerHost server;
+    try
+    {
+        server = await ChatServerHost.StartAsync(options, cancellation);
+    }
+    catch (Exception error) when (error is ArgumentException or IOException)
+    {
+        Console.Error.WriteLine($"cannot start: {error.Message}");
+        return 1;
+    }
+
+    await using var _ = server;
+    Console.WriteLine($"listening on {server.BaseUrl}");
+    await server.WaitForShutdownAsync(cancellation); // Ctrl+C and SIGTERM stop the host
+    Console.WriteLine("stopped");
+    return 0;
+});
+
+return await root.Parse(args).InvokeAsync();

@@ -1,0 +1,73 @@
+using System.Net.Sockets;
+using System.Text;
+using WebSocketCodec.Samples.Chat;
+using Xunit.Abstractions;
+
+namespace WebSocketCodec.AspNetCore.Tests.Samples;
+
+/// <summary>A member that stops reading (a raw socket that never reads after the 101) while the others keep chatting:
+/// they get every message in order, and the room closes the silent one (1008) once its output is over the high water
+/// mark, instead of waiting for it or dropping messages for the others.</summary>
+public sealed class ChatSlowMemberTests(ITestOutputHelper output)
+{
+    private const int Batch = 8; // 8 KiB: the readers are never more than this behind, far below the 64 KiB high water mark
+    private const int MaxMessages = 100_000; // a bound on the loop, far above what the buffers on the way can hold
+
+    [Fact]
+    public async Task TheOthersGetEveryMessageInOrderAndTheNonReaderIsClosed()
+    {
+        await using ChatServerHost server = await ChatServerHost.StartAsync(new ChatOptions { Port = 0, OutboundHighWaterMark = 64 * 1024 });
+        using var http2 = new HttpMessageInvoker(Http2Requests.Handler());
+        await using ChatClient talker = await ChatClient.JoinAsync(server, "lobby");
+        await using ChatClient listener = await ChatClient.JoinAsync(server, "lobby", http2);
+        using Socket silent = await JoinWithoutReadingAsync(server, "lobby");
+        await Eventually.True(() => server.Rooms.Find("lobby")?.MemberCount == 3);
+        ChatRoom room = server.Rooms.Find("lobby")!;
+
+        // The talker sends in batches and waits until both readers have the batch (so neither falls behind by more than
+        // one), until the room has closed the silent member; then one more batch, which only the two readers get.
+        string padding = new('x', 1000);
+        var sent = new List<string>();
+        var talkerGot = new List<string>();
+        var listenerGot = new List<string>();
+        bool lastBatch = false;
+        while (sent.Count < MaxMessages)
+        {
+            for (int i = 0; i < Batch; i++)
+            {
+                string text = $"{sent.Count} {padding}";
+                sent.Add(text);
+                await talker.SendAsync(text);
+            }
+
+            talkerGot.AddRange(await talker.ReceiveAsync(Batch));
+            listenerGot.AddRange(await listener.ReceiveAsync(Batch));
+            if (lastBatch)
+            {
+                break;
+            }
+
+            lastBatch = room.SlowMembersClosed > 0;
+        }
+
+        output.WriteLine($"{sent.Count} texts of about 1 KB; the silent member was closed within the last two batches");
+        Assert.Equal(1, room.SlowMembersClosed); // the silent one: both readers are still in and got everything
+        Assert.False(talker.Closed.IsCompleted);
+        Assert.False(listener.Closed.IsCompleted);
+        Assert.Equal(2, room.MemberCount);
+        Assert.Equal(sent, talkerGot);
+        Assert.Equal(sent, listenerGot);
+        await talker.SendAsync("after");
+        Assert.Equal(["after"], await listener.ReceiveAsync(1));
+    }
+
+    private static async Task<Socket> JoinWithoutReadingAsync(ChatServerHost server, string room)
+    {
+        // A small receive buffer, so the server's output backs up soon.
+        var socket = new Socket(AddressFamily.InterNetwork, SocketType.Stream, ProtocolType.Tcp) { ReceiveBufferSize = 4096 };
+        await socket.ConnectAsync(server.RoomUrl(room).Host, server.RoomUrl(room).Port, RawHttp.Timeout());
+        await socket.SendAsync(Encoding.ASCII.GetBytes(RawHttp.Upgrade($"/chat/{room}")), SocketFlags.None, RawHttp.Timeout());
+        Assert.StartsWith("HTTP/1.1 101 ", await RawHttp.ReadHeadAsync(socket)); // from now on nothing is read
+        return socket;
+    }
+}
