@@ -5,7 +5,7 @@ namespace WebSocketCodec.Tests.Broadcast;
 /// cannot write it now, so frames queue), unwritable, or unable to send, and runs its queue when the test says so (or
 /// on the thread pool, for the concurrent tests).
 /// </summary>
-internal sealed class FakeMember(WebSocketRole role = WebSocketRole.Server, bool runOnThreadPool = false)
+internal sealed class FakeMember(WebSocketRole role = WebSocketRole.Server, bool runOnThreadPool = false, long highWaterMark = 1024)
     : BroadcastInbox, IWebSocketGroupMember
 {
     private readonly object _sync = new();
@@ -41,7 +41,7 @@ internal sealed class FakeMember(WebSocketRole role = WebSocketRole.Server, bool
 
     protected override bool IsWritable => Writable;
 
-    protected override long HighWaterMark => 1024;
+    protected override long HighWaterMark => highWaterMark;
 
     /// <summary>Runs the queue now, as the member's own thread would.</summary>
     public void Run()
