@@ -15,7 +15,7 @@ var warmUp = new Option<int>("--warmup") { DefaultValueFactory = _ => 50, Descri
 var repeat = new Option<int>("--repeat") { DefaultValueFactory = _ => 3, Description = "Runs of the whole set, variants interleaved; the page compares medians." };
 var report = new Option<string>("--report") { DefaultValueFactory = _ => "bench/results/broadcast", Description = "Where the page and the CSV go: PREFIX.md and PREFIX.csv." };
 var allocationTypes = new Option<bool>("--allocation-types") { Description = "The servers also sample which types they allocate (listed on the page; the sampling allocates a little itself)." };
-var renderCsv = new Option<FileInfo?>("--render-csv") { Description = "Measure nothing: render the page again (to --report PREFIX.md) from a CSV this tool wrote; pass the run's --warmup, --broadcasts and --repeat for the page's header." };
+var renderCsv = new Option<FileInfo?>("--render-csv") { Description = "Measure nothing: render the page again (to --report PREFIX.md) from a CSV this tool wrote; pass the run's other options (--warmup, --broadcasts, --repeat, --stalled, ...) for the page's header." };
 var stalledCounts = new Option<string>("--stalled") { DefaultValueFactory = _ => "0", Description = "Websockets that never read, beside the reading ones, in the same group or member list (filled by the server until not writable before they join; delivery is measured over the reading ones); comma-separated to interleave, e.g. 0,10." };
 var once = new Option<string>("--once") { DefaultValueFactory = _ => "", Description = "Comma-separated variants (of --variants) run in the first repeat only (e.g. the loops, to show a stalled member holds them)." };
 var holdBound = new Option<int>("--hold-bound") { DefaultValueFactory = _ => 10, Description = "Seconds one broadcast may run before the server reports the run as held by a stalled member." };
@@ -56,7 +56,10 @@ root.SetAction(async (parseResult, cancellation) =>
     if (parseResult.GetValue(renderCsv) is { } csv)
     {
         IReadOnlyList<BroadcastMeasurement> read = BroadcastReport.FromCsv(await File.ReadAllTextAsync(csv.FullName, cancellation));
-        string command = $"dotnet run -c Release --project bench/WebSocketCodec.Broadcast -- --repeat {options.Repeat} --broadcasts {options.Broadcasts} --warmup {options.WarmUp}";
+        // The run's options as given here (less --render-csv), for the page's header.
+        int at = Array.IndexOf(args, "--render-csv");
+        string[] given = [.. args.Where((_, i) => i != at && i != at + 1)];
+        string command = "dotnet run -c Release --project bench/WebSocketCodec.Broadcast -- " + string.Join(' ', given);
         await File.WriteAllTextAsync(prefix + ".md", BroadcastReport.ToMarkdown(read, options, command, $"(This page was rendered again from {csv.Name}, with the analysis lines of a later version of the tool; the numbers are that run's.)"), cancellation);
         Console.WriteLine($"wrote {prefix}.md");
         return 0;

@@ -32,7 +32,7 @@ public static class BroadcastReport
             Line($"");
         }
 
-        Line($"{Environment.ProcessorCount} cores, {RuntimeInformation.OSDescription}, .NET {Environment.Version}; {options.Repeat} runs of each, variants interleaved; per run {options.WarmUp} warm-up and {options.Broadcasts} measured broadcasts.");
+        Line($"{Environment.ProcessorCount} cores, {RuntimeInformation.OSDescription}, .NET {Environment.Version}; {options.Repeat} runs of each{(options.Once.Count > 0 ? $" ({string.Join(", ", options.Once)}: the first run only)" : "")}, variants interleaved{(options.Stalled.Any(k => k > 0) ? $", each without and with stalled websockets ({string.Join(", ", options.Stalled)}) in turn" : "")}; per run {options.WarmUp} warm-up and {options.Broadcasts} measured broadcasts.");
         Line($"");
         Line($"- Server: Kestrel on 127.0.0.1, HTTP/1.1, workstation GC, keep-alive Pings off; every websocket only reads. `group`: our endpoint (`MapWebSocket`), one `WebSocketGroup`, `group.Broadcast(Binary, payload)`. `sender-loop`: our endpoint, `foreach (c) await c.Sender.SendAsync(Binary, payload)`. `aspnet-loop`: `UseWebSockets` + `AcceptWebSocketAsync`, `foreach (ws) await ws.SendAsync(payload, Binary, true, ct)`. `group-fastpath` (when run): the group on our Kestrel fast path (`ListenOptions.UseWebSockets`: the connection's own pipes, no upgrade stream).");
         Line($"- Clients: one other process, raw sockets and a minimal frame reader. Payload: the server's `Stopwatch.GetTimestamp()` at the broadcast's start, its sequence number, zeros. Delivery time: the last websocket's receipt minus that stamp (CLOCK_MONOTONIC, one machine).");
@@ -81,7 +81,6 @@ public static class BroadcastReport
             }
         }
 
-        Line($"");
         StalledReport.Append(page, all, options);
         Line($"");
         Line($"## Every run");
