@@ -207,7 +207,8 @@ internal static class BroadcastServer
                         }
                         catch (Exception e)
                         {
-                            error ??= e.GetType().Name + ": " + e.Message;
+                            Exception shown = e is AggregateException { InnerException: { } inner } ? inner : e; // from Wait
+                            error ??= shown.GetType().Name + ": " + shown.Message;
                         }
 
                         broadcasts++;
