@@ -6,13 +6,14 @@ namespace WebSocketCodec.Broadcast.Client;
 
 /// <summary>
 /// The client process: opens its websockets (<paramref name="concurrency"/> handshakes at a time), prints
-/// <c>connected N</c>, then prints <c>d SEQUENCE NANOSECONDS</c> each time every websocket has a broadcast (the delivery
+/// <paramref name="stalled"/> websockets that never read (<see cref="StalledWebSocket"/>: not counted in deliveries), prints
+/// <c>stalled K</c> and <c>connected N</c> (the reading ones), then prints <c>d SEQUENCE NANOSECONDS</c> each time every websocket has a broadcast (the delivery
 /// time: the last receipt minus the server's stamp). On a <c>report</c> line on stdin it prints its
 /// <see cref="ClientReport"/> as JSON; at the end of stdin it closes every websocket and exits.
 /// </summary>
 internal static class ClientMode
 {
-    public static async Task<int> RunAsync(int port, int webSockets, int broadcasts, int concurrency)
+    public static async Task<int> RunAsync(int port, int webSockets, int broadcasts, int concurrency, int stalled = 0)
     {
         var output = new object();
         void Print(string line)
@@ -52,7 +53,24 @@ internal static class ClientMode
             }));
         }
 
+        // After the reading ones, so they are filled and joined last, and their slow-consumer timeout starts late.
+        var stalledOpen = new List<StalledWebSocket>();
+        for (int i = 0; i < stalled; i++)
+        {
+            try
+            {
+                using var timeout = new CancellationTokenSource(TimeSpan.FromSeconds(30));
+                stalledOpen.Add(await StalledWebSocket.ConnectAsync(server, timeout.Token));
+            }
+            catch (Exception error)
+            {
+                failed++;
+                firstFailure ??= "connect stalled: " + error.GetType().Name + ": " + error.Message;
+            }
+        }
+
         ReceivingWebSocket[] connected = [.. open.OfType<ReceivingWebSocket>()];
+        Print($"stalled {stalledOpen.Count}");
         Print($"connected {connected.Length}");
         while (await Console.In.ReadLineAsync() is { } command)
         {
@@ -78,6 +96,11 @@ internal static class ClientMode
         foreach (ReceivingWebSocket webSocket in connected)
         {
             webSocket.Close();
+        }
+
+        foreach (StalledWebSocket webSocket in stalledOpen)
+        {
+            webSocket.Dispose();
         }
 
         return 0;

@@ -11,6 +11,10 @@ public sealed record BroadcastMeasurement
 
     public int WebSockets { get; init; }
 
+    /// <summary>Websockets that never read, in the group (or member list) beside the <see cref="WebSockets"/> reading
+    /// ones; delivery is measured over the reading ones only.</summary>
+    public int Stalled { get; init; }
+
     /// <summary>Which repeat (1-based).</summary>
     public int Run { get; init; }
 
@@ -49,6 +53,18 @@ public sealed record BroadcastMeasurement
 
     public string? FirstFailure { get; init; }
 
+    /// <summary>A broadcast did not return within the hold bound: how many had completed before it (warm-up included).</summary>
+    public int? HeldAfter { get; init; }
+
+    /// <summary>Recipients the group skipped in the measured window (its slow-member policy).</summary>
+    public long Skipped { get; init; }
+
+    /// <summary>Stalled websockets still members at the end of the run.</summary>
+    public int StalledMembersAtEnd { get; init; }
+
+    /// <summary>Stalled websockets the server could not fill until they were not writable.</summary>
+    public int StalledNotFilled { get; init; }
+
     /// <summary>The types the server allocated most in the window (with <see cref="BroadcastOptions.AllocationTypes"/>).</summary>
     public string? AllocationTypes { get; init; }
 
@@ -64,8 +80,20 @@ public sealed record BroadcastMeasurement
     public double BytesPerRecipient => Broadcasts == 0 || WebSockets == 0 ? 0 : (double)AllocatedBytes / Broadcasts / WebSockets;
 
     /// <summary>Every websocket got every broadcast, in order, and nothing failed.</summary>
-    public bool IsClean => Failed == 0 && OutOfOrder == 0 && Unexpected == 0 && Received == Expected && FirstFailure is null;
+    public bool IsClean => Failed == 0 && OutOfOrder == 0 && Unexpected == 0 && Received == Expected && FirstFailure is null && HeldAfter is null
+        && StalledNotFilled == 0 && StalledMembersAtEnd == Stalled;
+
+    /// <summary>A broadcast waited on a stalled member past the hold bound (a loop variant): a result, not a failure.</summary>
+    public bool IsHeld => HeldAfter is not null;
+
+    /// <summary>The variant, and its stalled websockets if any: <c>group +10 stalled</c>.</summary>
+    public string Label => Stalled == 0 ? Variant : $"{Variant} +{Stalled} stalled";
+
+    /// <summary>Why the run is not clean, in a few words; "none" when it is.</summary>
+    public string Failures => IsClean ? "none"
+        : IsHeld ? $"held by a stalled member after {HeldAfter} broadcasts"
+        : $"{Failed} failed, {OutOfOrder} out of order, {Unexpected} unexpected{(StalledNotFilled > 0 ? $", {StalledNotFilled} stalled not filled" : "")}{(StalledMembersAtEnd != Stalled ? $", {StalledMembersAtEnd}/{Stalled} stalled still members" : "")}: {FirstFailure}";
 
     public override string ToString() => string.Create(CultureInfo.InvariantCulture,
-        $"{Variant} {PayloadBytes} B x {WebSockets} run {Run}: {CpuUsPerBroadcast:F0} us CPU/broadcast, {BytesPerRecipient:F2} B/recipient ({BytesPerBroadcast:F0} B/broadcast), delivery p50 {DeliveryP50Ns / 1e6:F2} ms p99 {DeliveryP99Ns / 1e6:F2} ms, received {Received}/{Expected}{(IsClean ? "" : $", FAILED {Failed} {FirstFailure} out-of-order {OutOfOrder} unexpected {Unexpected}")}");
+        $"{Label} {PayloadBytes} B x {WebSockets} run {Run}: {CpuUsPerBroadcast:F0} us CPU/broadcast, {BytesPerRecipient:F2} B/recipient ({BytesPerBroadcast:F0} B/broadcast), delivery p50 {DeliveryP50Ns / 1e6:F2} ms p99 {DeliveryP99Ns / 1e6:F2} ms, received {Received}/{Expected}{(Stalled > 0 ? $", skipped {Skipped}" : "")}{(IsClean ? "" : (IsHeld ? ", " : ", FAILED ") + Failures)}");
 }

@@ -19,6 +19,18 @@ public sealed record BroadcastOptions
 
     public int Repeat { get; init; } = 3;
 
+    /// <summary>Stalled websockets (that never read) beside the reading ones, one value per run, interleaved innermost
+    /// (after the variant): e.g. [0, 10] runs each variant without and with 10.</summary>
+    public IReadOnlyList<int> Stalled { get; init; } = [0];
+
+    /// <summary>Variants (of <see cref="Variants"/>) run in the first repeat only: the loops, to show they are held by
+    /// a stalled member, without spending every repeat on it.</summary>
+    public IReadOnlyList<string> Once { get; init; } = [];
+
+    /// <summary>How long the server lets one broadcast run before it reports the run as held (a loop waiting on a
+    /// stalled member); the driver waits for a delivery this long plus 2 s when stalled members are present.</summary>
+    public TimeSpan HoldBound { get; init; } = TimeSpan.FromSeconds(10);
+
     /// <summary>Handshakes under way at once in the client process.</summary>
     public int Concurrency { get; init; } = 64;
 

@@ -15,10 +15,11 @@ public static class BroadcastReport
     }
 
     /// <summary>The page. <paramref name="note"/>, when given, follows the command line.</summary>
-    public static string ToMarkdown(IReadOnlyList<BroadcastMeasurement> results, BroadcastOptions options, string command, string? note = null)
+    public static string ToMarkdown(IReadOnlyList<BroadcastMeasurement> all, BroadcastOptions options, string command, string? note = null)
     {
-        ArgumentNullException.ThrowIfNull(results);
+        ArgumentNullException.ThrowIfNull(all);
         ArgumentNullException.ThrowIfNull(options);
+        BroadcastMeasurement[] results = [.. all.Where(r => r.Stalled == 0)]; // the CPU comparison: no stalled members
         var page = new StringBuilder();
         void Line(FormattableString text) => page.AppendLine(text.ToString(CultureInfo.InvariantCulture));
         Line($"# Broadcast: one message to many websockets");
@@ -31,7 +32,7 @@ public static class BroadcastReport
             Line($"");
         }
 
-        Line($"{Environment.ProcessorCount} cores, {RuntimeInformation.OSDescription}, .NET {Environment.Version}; {options.Repeat} runs of each, variants interleaved; per run {options.WarmUp} warm-up and {options.Broadcasts} measured broadcasts.");
+        Line($"{Environment.ProcessorCount} cores, {RuntimeInformation.OSDescription}, .NET {Environment.Version}; {options.Repeat} runs of each{(options.Once.Count > 0 ? $" ({string.Join(", ", options.Once)}: the first run only)" : "")}, variants interleaved{(options.Stalled.Any(k => k > 0) ? $", each without and with stalled websockets ({string.Join(", ", options.Stalled)}) in turn" : "")}; per run {options.WarmUp} warm-up and {options.Broadcasts} measured broadcasts.");
         Line($"");
         Line($"- Server: Kestrel on 127.0.0.1, HTTP/1.1, workstation GC, keep-alive Pings off; every websocket only reads. `group`: our endpoint (`MapWebSocket`), one `WebSocketGroup`, `group.Broadcast(Binary, payload)`. `sender-loop`: our endpoint, `foreach (c) await c.Sender.SendAsync(Binary, payload)`. `aspnet-loop`: `UseWebSockets` + `AcceptWebSocketAsync`, `foreach (ws) await ws.SendAsync(payload, Binary, true, ct)`. `group-fastpath` (when run): the group on our Kestrel fast path (`ListenOptions.UseWebSockets`: the connection's own pipes, no upgrade stream).");
         Line($"- Clients: one other process, raw sockets and a minimal frame reader. Payload: the server's `Stopwatch.GetTimestamp()` at the broadcast's start, its sequence number, zeros. Delivery time: the last websocket's receipt minus that stamp (CLOCK_MONOTONIC, one machine).");
@@ -80,25 +81,26 @@ public static class BroadcastReport
             }
         }
 
+        StalledReport.Append(page, all, options);
         Line($"");
         Line($"## Every run");
         Line($"");
         Line($"| run | websockets | payload | variant | CPU µs/broadcast | user µs | B/recipient | GCs 0/1/2 | p50 ms | p99 ms | max ms | received | failures | load |");
         Line($"|---:|---:|---:|---|---:|---:|---:|---|---:|---:|---:|---:|---|---:|");
-        foreach (BroadcastMeasurement r in results)
+        foreach (BroadcastMeasurement r in all)
         {
-            string failures = r.IsClean ? "none" : $"{r.Failed} failed, {r.OutOfOrder} out of order, {r.Unexpected} unexpected: {r.FirstFailure}";
-            Line($"| {r.Run} | {r.WebSockets:N0} | {Size(r.PayloadBytes)} | {r.Variant} | {r.CpuUsPerBroadcast:F0} | {r.UserCpuUsPerBroadcast:F0} | {r.BytesPerRecipient:F2} | {string.Join('/', r.Collections)} | {r.DeliveryP50Ns / 1e6:F2} | {r.DeliveryP99Ns / 1e6:F2} | {r.DeliveryMaxNs / 1e6:F2} | {r.Received:N0}/{r.Expected:N0} | {failures} | {r.LoadAverage:F2} |");
+            string failures = r.Failures;
+            Line($"| {r.Run} | {r.WebSockets:N0} | {Size(r.PayloadBytes)} | {r.Label} | {r.CpuUsPerBroadcast:F0} | {r.UserCpuUsPerBroadcast:F0} | {r.BytesPerRecipient:F2} | {string.Join('/', r.Collections)} | {r.DeliveryP50Ns / 1e6:F2} | {r.DeliveryP99Ns / 1e6:F2} | {r.DeliveryMaxNs / 1e6:F2} | {r.Received:N0}/{r.Expected:N0} | {failures} | {r.LoadAverage:F2} |");
         }
 
-        if (results.Any(r => !string.IsNullOrEmpty(r.AllocationTypes)))
+        if (all.Any(r => !string.IsNullOrEmpty(r.AllocationTypes)))
         {
             Line($"");
             Line($"## What the servers allocated (sampled, about one sample per 100 KB)");
             Line($"");
-            foreach (BroadcastMeasurement r in results.Where(r => !string.IsNullOrEmpty(r.AllocationTypes)))
+            foreach (BroadcastMeasurement r in all.Where(r => !string.IsNullOrEmpty(r.AllocationTypes)))
             {
-                Line($"- run {r.Run}, {r.WebSockets:N0} websockets, {Size(r.PayloadBytes)}, {r.Variant}: {r.AllocationTypes}");
+                Line($"- run {r.Run}, {r.WebSockets:N0} websockets, {Size(r.PayloadBytes)}, {r.Label}: {r.AllocationTypes}");
             }
         }
 
@@ -108,11 +110,11 @@ public static class BroadcastReport
     public static string ToCsv(IReadOnlyList<BroadcastMeasurement> results)
     {
         ArgumentNullException.ThrowIfNull(results);
-        var csv = new StringBuilder("run,websockets,payload_bytes,variant,broadcasts,cpu_us_per_broadcast,user_cpu_us_per_broadcast,allocated_bytes,bytes_per_broadcast,bytes_per_recipient,gen0,gen1,gen2,delivery_p50_ms,delivery_p99_ms,delivery_max_ms,received,expected,clean,load_average\n");
+        var csv = new StringBuilder("run,websockets,payload_bytes,variant,broadcasts,cpu_us_per_broadcast,user_cpu_us_per_broadcast,allocated_bytes,bytes_per_broadcast,bytes_per_recipient,gen0,gen1,gen2,delivery_p50_ms,delivery_p99_ms,delivery_max_ms,received,expected,clean,load_average,stalled,held_after,skipped,stalled_members_end,stalled_not_filled\n");
         foreach (BroadcastMeasurement r in results)
         {
             csv.AppendLine(string.Create(CultureInfo.InvariantCulture,
-                $"{r.Run},{r.WebSockets},{r.PayloadBytes},{r.Variant},{r.Broadcasts},{r.CpuUsPerBroadcast:F1},{r.UserCpuUsPerBroadcast:F1},{r.AllocatedBytes},{r.BytesPerBroadcast:F1},{r.BytesPerRecipient:F3},{r.Collections[0]},{r.Collections[1]},{r.Collections[2]},{r.DeliveryP50Ns / 1e6:F3},{r.DeliveryP99Ns / 1e6:F3},{r.DeliveryMaxNs / 1e6:F3},{r.Received},{r.Expected},{r.IsClean},{r.LoadAverage:F2}"));
+                $"{r.Run},{r.WebSockets},{r.PayloadBytes},{r.Variant},{r.Broadcasts},{r.CpuUsPerBroadcast:F1},{r.UserCpuUsPerBroadcast:F1},{r.AllocatedBytes},{r.BytesPerBroadcast:F1},{r.BytesPerRecipient:F3},{r.Collections[0]},{r.Collections[1]},{r.Collections[2]},{r.DeliveryP50Ns / 1e6:F3},{r.DeliveryP99Ns / 1e6:F3},{r.DeliveryMaxNs / 1e6:F3},{r.Received},{r.Expected},{r.IsClean},{r.LoadAverage:F2},{r.Stalled},{r.HeldAfter},{r.Skipped},{r.StalledMembersAtEnd},{r.StalledNotFilled}"));
         }
 
         return csv.ToString();
@@ -131,6 +133,7 @@ public static class BroadcastReport
             string[] cells = line.Split(',');
             string Cell(string name) => cells[Array.IndexOf(header, name)];
             double Number(string name) => double.Parse(Cell(name), CultureInfo.InvariantCulture);
+            double Optional(string name) => Array.IndexOf(header, name) < 0 || Cell(name).Length == 0 ? 0 : Number(name); // columns added later
             int broadcasts = (int)Number("broadcasts");
             bool clean = bool.Parse(Cell("clean"));
             results.Add(new BroadcastMeasurement
@@ -152,6 +155,11 @@ public static class BroadcastReport
                 Failed = clean ? 0 : 1,
                 FirstFailure = clean ? null : "(not clean: see the page first written)",
                 LoadAverage = Number("load_average"),
+                Stalled = (int)Optional("stalled"),
+                HeldAfter = Array.IndexOf(header, "held_after") >= 0 && Cell("held_after").Length > 0 ? (int)Number("held_after") : null,
+                Skipped = (long)Optional("skipped"),
+                StalledMembersAtEnd = (int)Optional("stalled_members_end"),
+                StalledNotFilled = (int)Optional("stalled_not_filled"),
             });
         }
 
@@ -177,5 +185,5 @@ public static class BroadcastReport
 
     private static string Ratio(double value, double? against) => against is { } a && a > 0 ? (value / a).ToString("F2", CultureInfo.InvariantCulture) : "-";
 
-    private static string Size(int bytes) => bytes % 1024 == 0 ? $"{bytes / 1024} KiB" : $"{bytes} B";
+    internal static string Size(int bytes) => bytes % 1024 == 0 ? $"{bytes / 1024} KiB" : $"{bytes} B";
 }

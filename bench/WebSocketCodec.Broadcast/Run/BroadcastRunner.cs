@@ -11,7 +11,9 @@ namespace WebSocketCodec.Broadcast.Run;
 /// innermost. One run: the variant's server process, one client process that opens every websocket, the warm-up
 /// broadcasts, then the measured ones. Broadcasts are paced by delivery: the driver asks the server for the next one
 /// when the client reports that every websocket has the previous one, so the server never has more than one broadcast
-/// in flight and a slower variant is not also measured queueing behind itself.
+/// in flight and a slower variant is not also measured queueing behind itself. With stalled websockets
+/// (<see cref="BroadcastOptions.Stalled"/>) delivery is still paced and measured over the reading ones; a broadcast
+/// that the server reports as held (a loop waiting on a stalled member) ends the run as held instead of hanging it.
 /// </summary>
 public static class BroadcastRunner
 {
@@ -25,11 +27,14 @@ public static class BroadcastRunner
             {
                 foreach (int payload in options.Payloads)
                 {
-                    foreach (string variant in options.Variants)
+                    foreach (string variant in options.Variants.Where(v => run == 1 || !options.Once.Contains(v)))
                     {
-                        BroadcastMeasurement result = await RunOneAsync(variant, payload, webSockets, run, options, log, cancellationToken);
-                        log?.Invoke(result.ToString());
-                        results.Add(result);
+                        foreach (int stalled in options.Stalled)
+                        {
+                            BroadcastMeasurement result = await RunOneAsync(variant, payload, webSockets, stalled, run, options, log, cancellationToken);
+                            log?.Invoke(result.ToString());
+                            results.Add(result);
+                        }
                     }
                 }
             }
@@ -39,50 +44,58 @@ public static class BroadcastRunner
     }
 
     private static async Task<BroadcastMeasurement> RunOneAsync(
-        string variant, int payload, int webSockets, int run, BroadcastOptions options, Action<string>? log, CancellationToken cancellationToken)
+        string variant, int payload, int webSockets, int stalled, int run, BroadcastOptions options, Action<string>? log, CancellationToken cancellationToken)
     {
         string F(int value) => value.ToString(CultureInfo.InvariantCulture);
         int total = options.WarmUp + options.Broadcasts;
-        string[] serve = ["serve", "--variant", variant, "--payload", F(payload)];
+        string[] serve = ["serve", "--variant", variant, "--payload", F(payload), "--hold-bound-ms", F((int)options.HoldBound.TotalMilliseconds)];
         using ChildProcess server = ChildProcess.Start("server", options.AllocationTypes ? [.. serve, "--allocation-types"] : serve);
         string portLine = await server.ReadLineAsync("port ", TimeSpan.FromSeconds(60), cancellationToken);
         int port = int.Parse(portLine["port ".Length..], CultureInfo.InvariantCulture);
 
         using ChildProcess client = ChildProcess.Start(
-            "client", "client", "--port", F(port), "--websockets", F(webSockets), "--broadcasts", F(total), "--concurrency", F(options.Concurrency));
+            "client", "client", "--port", F(port), "--websockets", F(webSockets), "--broadcasts", F(total), "--concurrency", F(options.Concurrency), "--stalled", F(stalled));
+        string stalledLine = await client.ReadLineAsync("stalled ", TimeSpan.FromSeconds(120 + (webSockets / 50)), cancellationToken);
+        if (int.Parse(stalledLine["stalled ".Length..], CultureInfo.InvariantCulture) != stalled)
+        {
+            return await FailedAsync(client, variant, payload, webSockets, stalled, run, total, $"{stalledLine} of {stalled} opened", cancellationToken);
+        }
+
         string connectedLine = await client.ReadLineAsync("connected ", TimeSpan.FromSeconds(120 + (webSockets / 50)), cancellationToken);
         int connected = int.Parse(connectedLine["connected ".Length..], CultureInfo.InvariantCulture);
         if (connected != webSockets)
         {
-            return await FailedAsync(client, variant, payload, webSockets, run, total, $"{connected} of {webSockets} websockets opened", cancellationToken);
+            return await FailedAsync(client, variant, payload, webSockets, stalled, run, total, $"{connected} of {webSockets} websockets opened", cancellationToken);
         }
 
-        // The server counts a websocket once its application runs, a moment after the client has its 101.
+        // The server counts a websocket once its application runs, a moment after the client has its 101 (a stalled one
+        // once it is filled).
         for (int i = 0; ; i++)
         {
             await server.WriteAsync("c");
             string members = await server.ReadLineAsync("members ", TimeSpan.FromSeconds(30), cancellationToken);
-            if (int.Parse(members["members ".Length..], CultureInfo.InvariantCulture) == webSockets)
+            if (int.Parse(members["members ".Length..], CultureInfo.InvariantCulture) == webSockets + stalled)
             {
                 break;
             }
 
             if (i == 300)
             {
-                return await FailedAsync(client, variant, payload, webSockets, run, total, "the server holds " + members, cancellationToken);
+                return await FailedAsync(client, variant, payload, webSockets, stalled, run, total, "the server holds " + members, cancellationToken);
             }
 
             await Task.Delay(100, cancellationToken);
         }
 
-        log?.Invoke($"{variant} {payload} B x {webSockets} run {run}: {webSockets} connected; {options.WarmUp} warm-up and {options.Broadcasts} measured broadcasts");
+        log?.Invoke($"{variant} {payload} B x {webSockets} run {run}: {webSockets} connected, {stalled} stalled; {options.WarmUp} warm-up and {options.Broadcasts} measured broadcasts");
         var delivery = new LongHistogram(1, 60_000_000_000, 3);
         string? failure = null;
+        TimeSpan timeout = stalled > 0 ? options.HoldBound + TimeSpan.FromSeconds(2) : options.DeliveryTimeout;
         try
         {
-            await BroadcastAsync(server, client, 0, options.WarmUp, null, options.DeliveryTimeout, cancellationToken);
+            await BroadcastAsync(server, client, 0, options.WarmUp, null, timeout, cancellationToken);
             await server.WriteAsync("m");
-            await BroadcastAsync(server, client, options.WarmUp, options.Broadcasts, delivery, options.DeliveryTimeout, cancellationToken);
+            await BroadcastAsync(server, client, options.WarmUp, options.Broadcasts, delivery, timeout, cancellationToken);
         }
         catch (TimeoutException error)
         {
@@ -98,6 +111,7 @@ public static class BroadcastRunner
             Variant = variant,
             PayloadBytes = payload,
             WebSockets = webSockets,
+            Stalled = stalled,
             Run = run,
             Broadcasts = serverReport.Broadcasts,
             CpuMs = serverReport.CpuMs,
@@ -112,7 +126,11 @@ public static class BroadcastRunner
             OutOfOrder = clientReport.OutOfOrder,
             Unexpected = clientReport.Unexpected,
             Failed = clientReport.Failed,
-            FirstFailure = failure ?? serverReport.Error ?? clientReport.FirstFailure,
+            FirstFailure = serverReport.HeldAfter is not null ? null : failure ?? serverReport.Error ?? clientReport.FirstFailure,
+            HeldAfter = serverReport.HeldAfter,
+            Skipped = serverReport.Skipped,
+            StalledMembersAtEnd = serverReport.StalledMembers,
+            StalledNotFilled = serverReport.StalledNotFilled,
             AllocationTypes = serverReport.AllocationTypes,
             LoadAverage = LoadAverage(),
         };
@@ -152,12 +170,12 @@ public static class BroadcastRunner
     }
 
     private static async Task<BroadcastMeasurement> FailedAsync(
-        ChildProcess client, string variant, int payload, int webSockets, int run, int total, string failure, CancellationToken cancellationToken)
+        ChildProcess client, string variant, int payload, int webSockets, int stalled, int run, int total, string failure, CancellationToken cancellationToken)
     {
         ClientReport report = await ClientReportAsync(client, cancellationToken);
         return new BroadcastMeasurement
         {
-            Variant = variant, PayloadBytes = payload, WebSockets = webSockets, Run = run, Expected = (long)webSockets * total,
+            Variant = variant, PayloadBytes = payload, WebSockets = webSockets, Stalled = stalled, Run = run, Expected = (long)webSockets * total,
             Failed = report.Failed + 1, FirstFailure = failure + (report.FirstFailure is null ? "" : "; " + report.FirstFailure),
         };
     }

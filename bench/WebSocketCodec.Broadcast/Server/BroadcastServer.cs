@@ -21,12 +21,17 @@ namespace WebSocketCodec.Broadcast.Server;
 /// allocating): <c>b</c> broadcasts the next message (payload: <see cref="Stopwatch.GetTimestamp"/> at the start, 8 bytes,
 /// then the sequence number, 4 bytes, then zeros to the payload size), <c>c</c> prints <c>members N</c>, <c>m</c> marks
 /// the start of the measured window (CPU time, allocated bytes, collections), <c>r</c> prints the window's
-/// <see cref="ServerReport"/> as JSON; the end of stdin stops it. Keep-alive Pings are off in every variant.
+/// <see cref="ServerReport"/> as JSON; the end of stdin stops it. Keep-alive Pings are off in every variant. A
+/// websocket upgraded at <c>/?stalled</c> is filled until it is not writable before it joins (see
+/// <see cref="StalledMembers"/>). A broadcast that has not returned within <paramref name="holdBound"/> (a loop
+/// waiting on a stalled member) marks the run held: later <c>b</c> commands are ignored and the report says after how
+/// many broadcasts it was held.
 /// </summary>
 internal static class BroadcastServer
 {
-    public static async Task<int> RunAsync(string variant, int payloadLength, bool allocationTypes = false)
+    public static async Task<int> RunAsync(string variant, int payloadLength, bool allocationTypes, TimeSpan holdBound)
     {
+        var stalled = new StalledMembers();
         IFanOut fanOut = variant switch
         {
             BroadcastVariants.Group or BroadcastVariants.GroupFastPath => new GroupFanOut(),
@@ -45,7 +50,7 @@ internal static class BroadcastServer
                 if (variant == BroadcastVariants.GroupFastPath)
                 {
                     WebSocketGroup group = ((GroupFanOut)fanOut).Group;
-                    listen.UseWebSockets((_, connection) => HoldAsync(connection, group.Add, c => group.Remove(c), CancellationToken.None), configure: Accept);
+                    listen.UseWebSockets((accepted, connection) => HoldAsync(connection, group.Add, c => group.Remove(c), StalledMembers.IsStalled(accepted.Target) ? stalled : null, CancellationToken.None), configure: Accept);
                 }
             });
         });
@@ -55,14 +60,14 @@ internal static class BroadcastServer
             case GroupFanOut when variant == BroadcastVariants.GroupFastPath:
                 break;
             case GroupFanOut group:
-                app.MapWebSocket("/", (HttpContext context, WebSocketConnection connection) => HoldAsync(connection, group.Group.Add, c => group.Group.Remove(c), context.RequestAborted), Accept);
+                app.MapWebSocket("/", (HttpContext context, WebSocketConnection connection) => HoldAsync(connection, group.Group.Add, c => group.Group.Remove(c), Stalled(context, stalled), context.RequestAborted), Accept);
                 break;
             case SenderLoopFanOut loop:
-                app.MapWebSocket("/", (HttpContext context, WebSocketConnection connection) => HoldAsync(connection, c => { loop.Members.Add(c); return true; }, loop.Members.Remove, context.RequestAborted), Accept);
+                app.MapWebSocket("/", (HttpContext context, WebSocketConnection connection) => HoldAsync(connection, c => { loop.Members.Add(c); return true; }, loop.Members.Remove, Stalled(context, stalled), context.RequestAborted), Accept);
                 break;
             case AspNetLoopFanOut loop:
                 app.UseWebSockets(new WebSocketOptions { KeepAliveInterval = TimeSpan.Zero });
-                app.Run(context => HoldAsync(context, loop.Members));
+                app.Run(context => HoldAsync(context, loop.Members, Stalled(context, stalled)));
                 break;
         }
 
@@ -71,7 +76,7 @@ internal static class BroadcastServer
         Console.Out.WriteLine($"port {port}");
         Console.Out.Flush();
 
-        var commands = new Thread(() => Obey(fanOut, payloadLength, allocationTypes ? new AllocationTypes() : null)) { IsBackground = true, Name = "broadcast commands" };
+        var commands = new Thread(() => Obey(fanOut, payloadLength, allocationTypes ? new AllocationTypes() : null, stalled, holdBound)) { IsBackground = true, Name = "broadcast commands" };
         commands.Start();
         await Task.Run(commands.Join);
         using var stopping = new CancellationTokenSource(TimeSpan.FromSeconds(10));
@@ -85,20 +90,38 @@ internal static class BroadcastServer
         accept.Session = WebSocketSessionOptions.Default with { KeepAliveInterval = TimeSpan.Zero };
     }
 
-    private static async Task HoldAsync(WebSocketConnection connection, Func<WebSocketConnection, bool> join, Action<WebSocketConnection> leave, CancellationToken aborted)
+    private static StalledMembers? Stalled(HttpContext context, StalledMembers stalled) =>
+        StalledMembers.IsStalled(context.Request.QueryString.Value) ? stalled : null;
+
+    private static async Task HoldAsync(
+        WebSocketConnection connection, Func<WebSocketConnection, bool> join, Action<WebSocketConnection> leave, StalledMembers? stalled, CancellationToken aborted)
     {
-        join(connection);
+        Task running;
+        if (stalled is null)
+        {
+            join(connection);
+            running = connection.RunAsync(new IdleListener(), aborted);
+        }
+        else
+        {
+            running = connection.RunAsync(new IdleListener(), aborted); // running, so its flushes complete while it is filled
+            await stalled.FillAsync(connection);
+            join(connection);
+            stalled.Joined();
+        }
+
         try
         {
-            await connection.RunAsync(new IdleListener(), aborted);
+            await running;
         }
         finally
         {
             leave(connection);
+            stalled?.Left();
         }
     }
 
-    private static async Task HoldAsync(HttpContext context, MemberList<WebSocket> members)
+    private static async Task HoldAsync(HttpContext context, MemberList<WebSocket> members, StalledMembers? stalled)
     {
         if (!context.WebSockets.IsWebSocketRequest)
         {
@@ -107,9 +130,15 @@ internal static class BroadcastServer
         }
 
         using WebSocket webSocket = await context.WebSockets.AcceptWebSocketAsync();
-        members.Add(webSocket);
         try
         {
+            if (stalled is not null)
+            {
+                await stalled.FillAsync(webSocket, context.RequestAborted);
+                stalled.Joined();
+            }
+
+            members.Add(webSocket);
             byte[] buffer = new byte[256];
             while (true)
             {
@@ -128,16 +157,19 @@ internal static class BroadcastServer
         finally
         {
             members.Remove(webSocket);
+            stalled?.Left();
         }
     }
 
     /// <summary>The command loop (its own thread): a broadcast runs here, and a loop variant's awaits block it.</summary>
-    private static void Obey(IFanOut fanOut, int payloadLength, AllocationTypes? sampler)
+    private static void Obey(IFanOut fanOut, int payloadLength, AllocationTypes? sampler, StalledMembers stalled, TimeSpan holdBound)
     {
         using Stream input = Console.OpenStandardInput();
         byte[] commands = new byte[64];
         byte[] payload = new byte[payloadLength];
-        int sequence = 0, broadcasts = 0;
+        int sequence = 0, broadcasts = 0, completed = 0;
+        int? heldAfter = null;
+        long skipped = 0;
         string? error = null;
         TimeSpan cpu = default, user = default;
         long allocated = 0;
@@ -150,6 +182,8 @@ internal static class BroadcastServer
             {
                 switch ((char)commands[i])
                 {
+                    case 'b' when heldAfter is not null:
+                        break; // the held broadcast never returned: the run is over
                     case 'b':
                         BinaryPrimitives.WriteInt64LittleEndian(payload, Stopwatch.GetTimestamp());
                         BinaryPrimitives.WriteInt32LittleEndian(payload.AsSpan(8), sequence++);
@@ -158,12 +192,23 @@ internal static class BroadcastServer
                             ValueTask sent = fanOut.BroadcastAsync(payload);
                             if (!sent.IsCompletedSuccessfully)
                             {
-                                sent.AsTask().GetAwaiter().GetResult();
+                                Task pending = sent.AsTask();
+                                if (!pending.Wait(holdBound))
+                                {
+                                    heldAfter = completed;
+                                    _ = pending.ContinueWith(static t => _ = t.Exception, TaskScheduler.Default);
+                                    break;
+                                }
+
+                                pending.GetAwaiter().GetResult();
                             }
+
+                            completed++;
                         }
                         catch (Exception e)
                         {
-                            error ??= e.GetType().Name + ": " + e.Message;
+                            Exception shown = e is AggregateException { InnerException: { } inner } ? inner : e; // from Wait
+                            error ??= shown.GetType().Name + ": " + shown.Message;
                         }
 
                         broadcasts++;
@@ -180,6 +225,7 @@ internal static class BroadcastServer
                         }
 
                         broadcasts = 0;
+                        skipped = fanOut.Skipped;
                         sampler?.Reset();
                         allocated = GC.GetTotalAllocatedBytes(precise: true);
                         break;
@@ -196,6 +242,10 @@ internal static class BroadcastServer
                             Collections = [.. Enumerable.Range(0, 3).Select(g => GC.CollectionCount(g) - collections[g])],
                             AllocationTypes = sampler?.Summary(),
                             Error = error,
+                            HeldAfter = heldAfter,
+                            Skipped = fanOut.Skipped - skipped,
+                            StalledMembers = stalled.Members,
+                            StalledNotFilled = stalled.NotFilled,
                         };
                         Console.Out.WriteLine(JsonSerializer.Serialize(report, Json));
                         Console.Out.Flush();

@@ -8,4 +8,7 @@ internal interface IFanOut
 
     /// <summary>Sends <paramref name="payload"/> to every websocket (the payload is reused once this completes).</summary>
     ValueTask BroadcastAsync(ReadOnlyMemory<byte> payload);
+
+    /// <summary>Recipients skipped so far (a group's <see cref="SlowMemberPolicy.Skip"/>; a loop skips none).</summary>
+    long Skipped => 0;
 }

@@ -26,4 +26,17 @@ public sealed record ServerReport
 
     /// <summary>A broadcast that threw, if any (the message).</summary>
     public string? Error { get; init; }
+
+    /// <summary>When a broadcast did not return within the hold bound (a loop waiting on a stalled member): how many
+    /// broadcasts (warm-up included) had completed before it.</summary>
+    public int? HeldAfter { get; init; }
+
+    /// <summary>Recipients the group skipped in the window (its slow-member policy).</summary>
+    public long Skipped { get; init; }
+
+    /// <summary>Stalled websockets that were members at the report (they must all still be).</summary>
+    public int StalledMembers { get; init; }
+
+    /// <summary>Stalled websockets that stayed writable through the filling (not stalled by the time they joined).</summary>
+    public int StalledNotFilled { get; init; }
 }
