@@ -15,8 +15,8 @@ internal abstract class BroadcastInbox
     [ThreadStatic]
     private static List<BroadcastInbox>? t_appended;
 
-    private readonly ConcurrentQueue<BroadcastFrame> _queue = new();
-    private long _queuedBytes;
+    private ConcurrentQueue<BroadcastFrame>? _queue; // made when a frame first has to wait: most never do
+    private long _queuedBytes; // counted before a frame is queued and after it is taken: 0 means none waits
     private int _scheduled;
     private int _closeRequested;
 
@@ -32,8 +32,8 @@ internal abstract class BroadcastInbox
     /// <summary>The output's high water mark, which queued frames count against too.</summary>
     protected abstract long HighWaterMark { get; }
 
-    /// <summary>Whether no frame waits in the queue.</summary>
-    protected bool QueueIsEmpty => _queue.IsEmpty;
+    /// <summary>Whether no frame waits in the queue (every frame's length counts, header included, so never 0).</summary>
+    protected bool QueueIsEmpty => Volatile.Read(ref _queuedBytes) == 0;
 
     /// <summary>Offers a frame (the caller holds a reference for the duration of the call). Never waits.</summary>
     public BroadcastOutcome Offer(BroadcastFrame frame, SlowMemberPolicy policy)
@@ -56,7 +56,7 @@ internal abstract class BroadcastInbox
             return BroadcastOutcome.Closed;
         }
 
-        if (_queue.IsEmpty && TryAppendNow(frame))
+        if (queued == 0 && TryAppendNow(frame))
         {
             return BroadcastOutcome.Sent;
         }
@@ -64,19 +64,24 @@ internal abstract class BroadcastInbox
         ObjectDisposedException.ThrowIf(!frame.TryRetain(), frame);
 
         Interlocked.Add(ref _queuedBytes, frame.Length);
-        _queue.Enqueue(frame);
+        ConcurrentQueue<BroadcastFrame> queue = Volatile.Read(ref _queue)
+            ?? Interlocked.CompareExchange(ref _queue, new ConcurrentQueue<BroadcastFrame>(), null) ?? _queue!;
+        queue.Enqueue(frame);
         ScheduleRun();
         return BroadcastOutcome.Sent;
     }
 
     /// <summary>Appends the frame now if this thread can write the output without waiting and nothing is queued
-    /// (check <see cref="QueueIsEmpty"/> under the output's lock). Never flushes here (the group's fan-out lock is
-    /// held): call <see cref="FlushAfterFanOut"/> to be flushed once the fan-out is over.</summary>
+    /// (check <see cref="QueueIsEmpty"/> under the output's lock). The group's fan-out lock is held: whatever may wait
+    /// or run code of others (a lock taken anew, a writability report, a channel flush's handlers) is left to
+    /// <see cref="FlushAppended"/>, asked for with <see cref="FlushAfterFanOut"/>; a flush that only re-enters the lock
+    /// this thread holds may run here.</summary>
     /// <returns>False: queue it.</returns>
     protected abstract bool TryAppendNow(BroadcastFrame frame);
 
-    /// <summary>Flushes what <see cref="TryAppendNow"/> appended (after the fan-out, with no group lock held), or has
-    /// the member's own thread do it when this thread may not wait for the member's lock.</summary>
+    /// <summary>Finishes what <see cref="TryAppendNow"/> left (after the fan-out, no group lock held): the flush or the
+    /// writability report, or has the member's own thread do it when this thread may not wait for the member's lock
+    /// (<see cref="ThreadLocks.Held"/>).</summary>
     protected abstract void FlushAppended();
 
     /// <summary>Asks for <see cref="FlushAppended"/> once the current fan-out is over.</summary>
@@ -140,7 +145,8 @@ internal abstract class BroadcastInbox
         // Frames queued from now on schedule another run. A full fence: the queue must not be read before this is
         // written, or a frame queued in between (seeing a run still scheduled) would wait for the next broadcast.
         Interlocked.Exchange(ref _scheduled, 0);
-        while (_queue.TryDequeue(out BroadcastFrame? frame))
+        ConcurrentQueue<BroadcastFrame>? queue = Volatile.Read(ref _queue);
+        while (queue is not null && queue.TryDequeue(out BroadcastFrame? frame))
         {
             Interlocked.Add(ref _queuedBytes, -frame.Length);
             try
@@ -167,7 +173,8 @@ internal abstract class BroadcastInbox
     protected void DiscardQueued()
     {
         Interlocked.Exchange(ref _scheduled, 0);
-        while (_queue.TryDequeue(out BroadcastFrame? frame))
+        ConcurrentQueue<BroadcastFrame>? queue = Volatile.Read(ref _queue);
+        while (queue is not null && queue.TryDequeue(out BroadcastFrame? frame))
         {
             Interlocked.Add(ref _queuedBytes, -frame.Length);
             frame.Release();

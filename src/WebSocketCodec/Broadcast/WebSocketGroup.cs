@@ -126,13 +126,13 @@ public sealed class WebSocketGroup
 
     private BroadcastResult FanOut(BroadcastFrame frame)
     {
-        int sent = 0, skipped = 0, closed = 0, removed = 0;
+        BroadcastResult result;
         lock (_fanOut)
         {
-            ThreadLocks.Enter();
+            ThreadLocks.Enter(); // sends made by code this thread runs now must not wait for a websocket's lock
             try
             {
-                FanOutLocked(frame, ref sent, ref skipped, ref closed, ref removed);
+                result = FanOutLocked(frame);
             }
             finally
             {
@@ -140,53 +140,54 @@ public sealed class WebSocketGroup
             }
         }
 
-        BroadcastInbox.FlushFannedOut(); // outside the fan-out lock: a flush may wait for a member's lock
+        BroadcastInbox.FlushFannedOut(); // what the members left for after the fan-out: it may wait or run their code
         WebSocketTelemetry.Broadcasts.Add(1);
-        WebSocketTelemetry.BroadcastRecipients.Add(sent);
-        AddIfAny(WebSocketTelemetry.BroadcastSkipped, skipped);
-        AddIfAny(WebSocketTelemetry.BroadcastClosed, closed);
-        return new BroadcastResult(sent, skipped, closed, removed);
+        WebSocketTelemetry.BroadcastRecipients.Add(result.Sent);
+        AddIfAny(WebSocketTelemetry.BroadcastSkipped, result.Skipped);
+        AddIfAny(WebSocketTelemetry.BroadcastClosed, result.Closed);
+        return result;
     }
 
-    private void FanOutLocked(BroadcastFrame frame, ref int sent, ref int skipped, ref int closed, ref int removed)
+    private BroadcastResult FanOutLocked(BroadcastFrame frame)
     {
+        int sent = 0, skipped = 0, closed = 0, removed = 0;
+        BroadcastInbox[] members = Snapshot(out int count);
+        for (int i = 0; i < count; i++)
         {
-            BroadcastInbox[] members = Snapshot(out int count);
-            for (int i = 0; i < count; i++)
+            BroadcastInbox member = members[i];
+            switch (member.Offer(frame, SlowMemberPolicy))
             {
-                BroadcastInbox member = members[i];
-                switch (member.Offer(frame, SlowMemberPolicy))
-                {
-                    case BroadcastOutcome.Sent:
-                        sent++;
-                        break;
-                    case BroadcastOutcome.Skipped:
-                        skipped++;
-                        break;
-                    case BroadcastOutcome.Closed:
-                        closed++;
-                        _leaving.Add(member);
-                        break;
-                    default:
-                        removed++;
-                        _leaving.Add(member);
-                        break;
-                }
-            }
-
-            if (_leaving.Count > 0)
-            {
-                lock (_membership)
-                {
-                    foreach (BroadcastInbox member in _leaving)
-                    {
-                        RemoveLocked(member);
-                    }
-                }
-
-                _leaving.Clear();
+                case BroadcastOutcome.Sent:
+                    sent++;
+                    break;
+                case BroadcastOutcome.Skipped:
+                    skipped++;
+                    break;
+                case BroadcastOutcome.Closed:
+                    closed++;
+                    _leaving.Add(member);
+                    break;
+                default:
+                    removed++;
+                    _leaving.Add(member);
+                    break;
             }
         }
+
+        if (_leaving.Count > 0)
+        {
+            lock (_membership)
+            {
+                foreach (BroadcastInbox member in _leaving)
+                {
+                    RemoveLocked(member);
+                }
+            }
+
+            _leaving.Clear();
+        }
+
+        return new BroadcastResult(sent, skipped, closed, removed);
     }
 
     private static void AddIfAny(Counter<long> counter, int value)
