@@ -24,6 +24,7 @@ public sealed class WebSocketGroup
     private int _snapshotCount;
     private bool _changed;
     private readonly List<BroadcastInbox> _leaving = [];
+    private Queue<BroadcastFrame>? _nested; // broadcasts made from within a fan-out, under the fan-out lock
 
     /// <summary>Creates an empty group.</summary>
     /// <param name="slowMemberPolicy">What a broadcast does for a member above its high water mark.</param>
@@ -99,7 +100,9 @@ public sealed class WebSocketGroup
     /// safe from any thread, a listener's callbacks included.</summary>
     /// <param name="opcode">Text or Binary.</param>
     /// <param name="payload">The message (copied once; yours again when this returns).</param>
-    /// <returns>How many members took it, were skipped or closed, and how many had left.</returns>
+    /// <returns>How many members took it, were skipped or closed, and how many had left. Empty when called from code
+    /// this group's fan-out runs (a handler raised by a member's flush): the message then goes to every member once the
+    /// one in progress has reached them all, so the order stays one for all.</returns>
     public BroadcastResult Broadcast(WebSocketOpcode opcode, ReadOnlySpan<byte> payload)
     {
         using BroadcastFrame frame = BroadcastFrame.Create(opcode, payload, _pool);
@@ -126,6 +129,16 @@ public sealed class WebSocketGroup
 
     private BroadcastResult FanOut(BroadcastFrame frame)
     {
+        if (Monitor.IsEntered(_fanOut))
+        {
+            // Broadcast from code the fan-out itself runs (a handler raised by a member's flush): going through the
+            // members now would reach those before this one ahead of the message still on its way to those after.
+            // It goes out, to all, when the message in progress has reached everyone.
+            ObjectDisposedException.ThrowIf(!frame.TryRetain(), frame);
+            (_nested ??= new Queue<BroadcastFrame>()).Enqueue(frame);
+            return default;
+        }
+
         BroadcastResult result;
         lock (_fanOut)
         {
@@ -133,6 +146,18 @@ public sealed class WebSocketGroup
             try
             {
                 result = FanOutLocked(frame);
+                while (_nested is { Count: > 0 })
+                {
+                    BroadcastFrame nested = _nested.Dequeue();
+                    try
+                    {
+                        FanOutLocked(nested);
+                    }
+                    finally
+                    {
+                        nested.Release(); // the reference taken when it was queued
+                    }
+                }
             }
             finally
             {

@@ -18,6 +18,9 @@ internal sealed class FakeMember(WebSocketRole role = WebSocketRole.Server, bool
     public volatile bool InMessage;
     public volatile bool Rejects;
     public int Schedules;
+
+    /// <summary>Runs inside the fan-out, as a handler raised by a member's flush would.</summary>
+    public Action? DuringAppend;
     public int SlowCloses;
 
     BroadcastInbox IWebSocketGroupMember.BroadcastInbox => this;
@@ -80,6 +83,9 @@ internal sealed class FakeMember(WebSocketRole role = WebSocketRole.Server, bool
         }
 
         FlushAfterFanOut();
+        Action? during = DuringAppend;
+        DuringAppend = null;
+        during?.Invoke();
         return true;
     }
 

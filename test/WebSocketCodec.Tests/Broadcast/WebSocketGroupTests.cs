@@ -149,6 +149,27 @@ public sealed class WebSocketGroupTests
     }
 
     [Fact]
+    public void ABroadcastMadeDuringAFanOutReachesEveryoneAfterTheOneInProgress()
+    {
+        var pool = new CountingPool();
+        var group = new WebSocketGroup(pool: pool);
+        FakeMember[] members = [new(), new(), new()];
+        foreach (FakeMember member in members)
+        {
+            group.Add(member);
+        }
+
+        BroadcastResult nested = default;
+        members[1].DuringAppend = () => nested = group.Broadcast(WebSocketOpcode.Text, Text("nested"));
+        group.Broadcast(WebSocketOpcode.Text, Text("outer"));
+
+        Assert.Equal(default, nested); // queued behind the one in progress
+        byte[][] expected = [WireFrames.Server(WebSocketOpcode.Text, Text("outer")), WireFrames.Server(WebSocketOpcode.Text, Text("nested"))];
+        Assert.All(members, m => Assert.Equal(expected, m.Frames));
+        Assert.Equal(0, pool.Outstanding);
+    }
+
+    [Fact]
     public void MembersThatCannotSendAreDropped()
     {
         var group = new WebSocketGroup();
