@@ -101,7 +101,8 @@ public sealed class WebSocketFrameSender
         OutboundFragmentOrder.CheckDataOpcode(opcode);
         if (_connection.IsOnOtherReadLoop)
         {
-            return !InMessage && Relay(opcode, payload, fin) == BroadcastOutcome.Sent;
+            CheckWholeMessage(opcode, fin);
+            return !InMessage && Relay(opcode, payload) == BroadcastOutcome.Sent;
         }
 
         bool stopped;
@@ -137,9 +138,10 @@ public sealed class WebSocketFrameSender
 
         if (_connection.IsOnOtherReadLoop)
         {
+            CheckWholeMessage(opcode, fin);
             if (_output.IsWritable && !InMessage)
             {
-                switch (Relay(opcode, payload.Span, fin))
+                switch (Relay(opcode, payload.Span))
                 {
                     case BroadcastOutcome.Sent:
                         return;
@@ -206,18 +208,21 @@ public sealed class WebSocketFrameSender
     /// appended at once if the lock is free, else by the thread pool, in order with the others queued. The callers
     /// check first that this websocket is not in the middle of a fragmented message of its own (a frame relayed in the
     /// instant it starts one is dropped and counted as a skipped broadcast).</summary>
-    private BroadcastOutcome Relay(WebSocketOpcode opcode, ReadOnlySpan<byte> payload, bool fin)
+    private BroadcastOutcome Relay(WebSocketOpcode opcode, ReadOnlySpan<byte> payload)
+    {
+        using BroadcastFrame frame = BroadcastFrame.Create(_encoder, opcode, payload, _connection.Options.Pool);
+        BroadcastOutcome outcome = _connection.Inbox.Offer(frame, SlowMemberPolicy.Skip);
+        BroadcastInbox.FlushFannedOut();
+        return outcome;
+    }
+
+    private static void CheckWholeMessage(WebSocketOpcode opcode, bool fin)
     {
         if (!fin || opcode == WebSocketOpcode.Continuation)
         {
             throw new InvalidOperationException(
                 "A listener sends only whole messages to another websocket (a fragment could land between that websocket's own); send fragments from a task.");
         }
-
-        using BroadcastFrame frame = BroadcastFrame.Create(_encoder, opcode, payload, _connection.Options.Pool);
-        BroadcastOutcome outcome = _connection.Inbox.Offer(frame, SlowMemberPolicy.Skip);
-        BroadcastInbox.FlushFannedOut();
-        return outcome;
     }
 
     private ArrayBufferWriter<byte> Discard
