@@ -1,5 +1,6 @@
 using System.CommandLine;
 using WebSocketCodec.Samples.Chat;
+using WebSocketCodec.Samples.EchoServer;
 
 var host = new Option<string>("--host") { DefaultValueFactory = _ => "127.0.0.1", Description = "Address to listen on." };
 var port = new Option<int>("--port") { DefaultValueFactory = _ => 8080, Description = "Port to listen on (0: any free port)." };
@@ -9,25 +10,11 @@ var root = new RootCommand("WebSocketCodec chat: /chat/{room} relays every text 
 {
     host, port, tls,
 };
-root.SetAction(async (parseResult, cancellation) =>
+root.SetAction((parseResult, cancellation) =>
 {
     var options = new ChatOptions { Host = parseResult.GetValue(host)!, Port = parseResult.GetValue(port), Tls = parseResult.GetValue(tls) };
-    ChatServerHost server;
-    try
-    {
-        server = await ChatServerHost.StartAsync(options, cancellation);
-    }
-    catch (Exception error) when (error is ArgumentException or IOException)
-    {
-        Console.Error.WriteLine($"cannot start: {error.Message}");
-        return 1;
-    }
-
-    await using var _ = server;
-    Console.WriteLine($"listening on {server.BaseUrl}");
-    await server.WaitForShutdownAsync(cancellation); // Ctrl+C and SIGTERM stop the host
-    Console.WriteLine("stopped");
-    return 0;
+    return SampleHosting.RunAsync(
+        token => ChatServerHost.StartAsync(options, token), server => server.BaseUrl, (server, token) => server.WaitForShutdownAsync(token), cancellation);
 });
 
 return await root.Parse(args).InvokeAsync();

@@ -23,7 +23,7 @@ var root = new RootCommand("WebSocketCodec echo server: echoes every websocket m
 {
     host, port, tls, codec, keepAlive, idleTimeout, maxWebSockets,
 };
-root.SetAction(async (parseResult, cancellation) =>
+root.SetAction((parseResult, cancellation) =>
 {
     var options = new EchoServerOptions
     {
@@ -35,22 +35,8 @@ root.SetAction(async (parseResult, cancellation) =>
         MaxWebSockets = parseResult.GetValue(maxWebSockets),
         IdleTimeout = TimeSpan.FromSeconds(parseResult.GetValue(idleTimeout) ?? 0),
     };
-    EchoServerHost server;
-    try
-    {
-        server = await EchoServerHost.StartAsync(options, cancellation);
-    }
-    catch (Exception error) when (error is ArgumentException or IOException)
-    {
-        Console.Error.WriteLine($"cannot start: {error.Message}");
-        return 1;
-    }
-
-    await using var _ = server;
-    Console.WriteLine($"listening on {server.Url}");
-    await server.WaitForShutdownAsync(cancellation); // Ctrl+C and SIGTERM stop the host
-    Console.WriteLine("stopped");
-    return 0;
+    return SampleHosting.RunAsync(
+        token => EchoServerHost.StartAsync(options, token), server => server.Url, (server, token) => server.WaitForShutdownAsync(token), cancellation);
 });
 
 return await root.Parse(args).InvokeAsync();

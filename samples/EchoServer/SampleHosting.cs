@@ -40,4 +40,36 @@ public static class SampleHosting
         string address = app.Services.GetRequiredService<IServer>().Features.Get<IServerAddressesFeature>()!.Addresses.First();
         return new Uri(address.EndsWith('/') ? address : address + "/");
     }
+
+    /// <summary>What a sample's command does once its options are read: starts the server, prints one line
+    /// <c>listening on URL</c>, serves until Ctrl+C or SIGTERM, then prints <c>stopped</c>.</summary>
+    /// <returns>The exit code: 0, or 1 (with the reason on stderr) when the server cannot start (a bad address, the port
+    /// taken).</returns>
+    public static async Task<int> RunAsync<THost>(
+        Func<CancellationToken, Task<THost>> start, Func<THost, Uri> url, Func<THost, CancellationToken, Task> waitForShutdown, CancellationToken cancellation)
+        where THost : IAsyncDisposable
+    {
+        ArgumentNullException.ThrowIfNull(start);
+        ArgumentNullException.ThrowIfNull(url);
+        ArgumentNullException.ThrowIfNull(waitForShutdown);
+        THost server;
+        try
+        {
+            server = await start(cancellation).ConfigureAwait(false);
+        }
+        catch (Exception error) when (error is ArgumentException or IOException)
+        {
+            await Console.Error.WriteLineAsync($"cannot start: {error.Message}").ConfigureAwait(false);
+            return 1;
+        }
+
+        await using (server.ConfigureAwait(false))
+        {
+            Console.WriteLine($"listening on {url(server)}");
+            await waitForShutdown(server, cancellation).ConfigureAwait(false); // Ctrl+C and SIGTERM stop the host
+            Console.WriteLine("stopped");
+        }
+
+        return 0;
+    }
 }
