@@ -11,7 +11,7 @@ public sealed class ChatCommandLineTests
     public async Task ItPrintsWhereItListensServesThePageAndStopsOnSigterm()
     {
         Skip.IfNot(OperatingSystem.IsLinux() || OperatingSystem.IsMacOS(), "SIGTERM is sent with kill(1).");
-        using Process process = Start("--host", "127.0.0.1", "--port", "0");
+        using Process process = SampleProcess.Start(typeof(ChatServerHost).Assembly, "--host", "127.0.0.1", "--port", "0");
         using var timeout = new CancellationTokenSource(TimeSpan.FromSeconds(30));
         try
         {
@@ -44,40 +44,10 @@ public sealed class ChatCommandLineTests
     [Fact]
     public async Task AHostThatIsNotAnAddressIsRefused()
     {
-        using Process process = Start("--host", "not-an-address", "--port", "0");
-        using var timeout = new CancellationTokenSource(TimeSpan.FromSeconds(30));
-        Task<string> output = process.StandardOutput.ReadToEndAsync(timeout.Token);
-        Task<string> error = process.StandardError.ReadToEndAsync(timeout.Token);
-        try
-        {
-            await process.WaitForExitAsync(timeout.Token);
-        }
-        finally
-        {
-            if (!process.HasExited)
-            {
-                process.Kill(); // it started listening: the test fails below
-            }
-        }
+        (int exitCode, string output, string error) = await SampleProcess.RunToExitAsync(typeof(ChatServerHost).Assembly, "--host", "not-an-address", "--port", "0");
 
-        Assert.Equal(1, process.ExitCode);
-        Assert.Contains("cannot start: --host must be an IP address or localhost", await error, StringComparison.Ordinal);
-        Assert.DoesNotContain("listening on", await output, StringComparison.Ordinal);
-    }
-
-    private static Process Start(params string[] arguments)
-    {
-        var start = new ProcessStartInfo(Environment.GetEnvironmentVariable("DOTNET_HOST_PATH") ?? "dotnet")
-        {
-            RedirectStandardOutput = true,
-            RedirectStandardError = true,
-        };
-        start.ArgumentList.Add(typeof(ChatServerHost).Assembly.Location);
-        foreach (string argument in arguments)
-        {
-            start.ArgumentList.Add(argument);
-        }
-
-        return Process.Start(start)!;
+        Assert.Equal(1, exitCode);
+        Assert.Contains("cannot start: --host must be an IP address or localhost", error, StringComparison.Ordinal);
+        Assert.DoesNotContain("listening on", output, StringComparison.Ordinal);
     }
 }
