@@ -30,14 +30,26 @@ internal sealed class StalledMembers
 
     public void Left() => Interlocked.Decrement(ref _members);
 
-    /// <summary>Our endpoint: non-waiting 64 KiB sends until the websocket is not writable (it must be running, so its
-    /// flushes complete and its water marks move).</summary>
+    /// <summary>Our endpoint: non-waiting 64 KiB sends until the websocket stays not writable for 200 ms (it must be
+    /// running, so its flushes complete and its water marks move). A websocket is not writable for a moment after every
+    /// filler, while the transport takes it; only one that stays so is stalled.</summary>
     public async Task FillAsync(WebSocketConnection connection)
     {
-        for (int i = 0; i < MaxFills && connection.IsWritable; i++)
+        const int QuietSteps = 40; // × 5 ms
+        int quiet = 0;
+        for (int i = 0; i < MaxFills && quiet < QuietSteps; i++)
         {
-            connection.Sender.TrySend(WebSocketOpcode.Binary, Filler);
-            await Task.Delay(5);
+            if (connection.IsWritable)
+            {
+                connection.Sender.TrySend(WebSocketOpcode.Binary, Filler);
+                quiet = 0;
+            }
+            else
+            {
+                quiet++;
+            }
+
+            await Task.Delay(5); // pacing: the transport takes what it can between steps
         }
 
         if (connection.IsWritable)
