@@ -1,6 +1,5 @@
 using Microsoft.AspNetCore.Builder;
 using Microsoft.AspNetCore.Http;
-using Microsoft.AspNetCore.Http.Features;
 using Microsoft.Extensions.Hosting;
 using WebSocketCodec.Samples.EchoServer;
 
@@ -26,8 +25,7 @@ public sealed class ChatServerHost : IAsyncDisposable
     public ChatRooms Rooms { get; }
 
     /// <summary>The websocket URL of a room, e.g. <c>ws://127.0.0.1:8080/chat/lobby</c>.</summary>
-    public Uri RoomUrl(string room) =>
-        new($"{(BaseUrl.Scheme == "https" ? "wss" : "ws")}://{BaseUrl.Authority}/chat/{Uri.EscapeDataString(room)}");
+    public Uri RoomUrl(string room) => SampleHosting.WebSocketUrl(BaseUrl, "/chat/" + Uri.EscapeDataString(room));
 
     /// <summary>Builds and starts the server.</summary>
     public static async Task<ChatServerHost> StartAsync(ChatOptions options, CancellationToken cancellationToken = default)
@@ -37,7 +35,7 @@ public sealed class ChatServerHost : IAsyncDisposable
         var rooms = new ChatRooms(options.Pool);
         app.Use((context, next) =>
         {
-            if (HttpMethods.IsConnect(context.Request.Method) && context.Features.Get<IHttpExtendedConnectFeature>() is not { IsExtendedConnect: true })
+            if (SampleHosting.IsClassicConnect(context))
             {
                 context.Response.StatusCode = StatusCodes.Status501NotImplemented; // a classic CONNECT: not a proxy
                 return Task.CompletedTask;

@@ -34,7 +34,7 @@ public sealed class EchoServerHost : IAsyncDisposable
     public IPEndPoint EndPoint => new(BaseUrl.IsLoopback && !IPAddress.TryParse(BaseUrl.Host, out _) ? IPAddress.Loopback : IPAddress.Parse(BaseUrl.Host), BaseUrl.Port);
 
     /// <summary>The websocket URL of the echo, e.g. <c>ws://127.0.0.1:8080/echo</c>.</summary>
-    public Uri Url => new($"{(BaseUrl.Scheme == "https" ? "wss" : "ws")}://{BaseUrl.Authority}{EchoPath}");
+    public Uri Url => SampleHosting.WebSocketUrl(BaseUrl, EchoPath);
 
     /// <summary>Builds and starts the server.</summary>
     public static async Task<EchoServerHost> StartAsync(EchoServerOptions options, CancellationToken cancellationToken = default)
@@ -49,7 +49,7 @@ public sealed class EchoServerHost : IAsyncDisposable
         var stats = new EchoStatistics();
         app.Use((context, next) =>
         {
-            if (HttpMethods.IsConnect(context.Request.Method) && context.Features.Get<IHttpExtendedConnectFeature>() is not { IsExtendedConnect: true })
+            if (SampleHosting.IsClassicConnect(context))
             {
                 // A classic CONNECT asks for a tunnel: this server is not a proxy.
                 context.Response.StatusCode = StatusCodes.Status501NotImplemented;

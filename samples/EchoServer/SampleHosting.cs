@@ -3,6 +3,8 @@ using Microsoft.AspNetCore.Builder;
 using Microsoft.AspNetCore.Hosting;
 using Microsoft.AspNetCore.Hosting.Server;
 using Microsoft.AspNetCore.Hosting.Server.Features;
+using Microsoft.AspNetCore.Http;
+using Microsoft.AspNetCore.Http.Features;
 using Microsoft.Extensions.DependencyInjection;
 using Microsoft.Extensions.Logging;
 using WebSocketCodec.AspNetCore;
@@ -31,6 +33,23 @@ public static class SampleHosting
             kestrel.ListenHttp1AndHttp2(new IPEndPoint(address, port), tls ? SelfSignedCertificate.Create() : null);
         });
         return builder;
+    }
+
+    /// <summary>Whether the request is a classic CONNECT (a tunnel asked of a proxy, not an extended CONNECT): the
+    /// samples answer it 501.</summary>
+    public static bool IsClassicConnect(HttpContext context)
+    {
+        ArgumentNullException.ThrowIfNull(context);
+        return HttpMethods.IsConnect(context.Request.Method)
+            && context.Features.Get<IHttpExtendedConnectFeature>() is not { IsExtendedConnect: true };
+    }
+
+    /// <summary>The websocket URL of <paramref name="path"/> on a server at <paramref name="baseUrl"/> (ws, or wss
+    /// with TLS).</summary>
+    public static Uri WebSocketUrl(Uri baseUrl, string path)
+    {
+        ArgumentNullException.ThrowIfNull(baseUrl);
+        return new($"{(baseUrl.Scheme == "https" ? "wss" : "ws")}://{baseUrl.Authority}{path}");
     }
 
     /// <summary>The started server's base URL, e.g. <c>http://127.0.0.1:8080/</c>.</summary>

@@ -70,34 +70,7 @@ public sealed class GroupEndpointTests
         Assert.StartsWith("HTTP/1.1 101 ", await RawHttp.ReadHeadAsync(stuck)); // from now on nothing is read
         await Eventually.True(() => group.Count == 100);
 
-        // Rounds of messages until the policy has closed the stuck member: the kernel may take more of its bytes later
-        // (its send buffer grows), letting it look writable again for a while; a member that never reads cannot stay so.
-        byte[] payload = new byte[MessageLength];
-        int closed = 0, sent = 0;
-        for (int round = 0; round < 10 && closed == 0; round++)
-        {
-            int[] progress = new int[clients.Count];
-            Task<List<byte[]>>[] reading = [.. clients.Select((client, k) => ReceivedMessages.ReceiveAsync(client, Messages, progress, k, MessageLength))];
-            int first = sent;
-            for (int i = 0; i < Messages; i++, sent++)
-            {
-                BinaryPrimitives.WriteInt32BigEndian(payload, sent);
-                closed += group.Broadcast(WebSocketOpcode.Binary, payload).Closed;
-                if (i % 50 == 49)
-                {
-                    // A paced producer: the readers stay within 100 messages (100 KiB, under the high water mark); the
-                    // peer that never reads is not waited for.
-                    int sentSoFar = i + 1;
-                    await Eventually.True(() => progress.Min() >= sentSoFar - 100 || reading.Any(r => r.IsFaulted));
-                }
-            }
-
-            foreach (List<byte[]> messages in await Task.WhenAll(reading).WaitAsync(TimeSpan.FromSeconds(60)))
-            {
-                Assert.All(messages, m => Assert.Equal(MessageLength, m.Length));
-                Assert.Equal(Enumerable.Range(first, Messages), messages.Select(m => BinaryPrimitives.ReadInt32BigEndian(m)));
-            }
-        }
+        int closed = await PacedBroadcast.UntilASlowMemberIsClosedAsync(group, clients, Messages, MessageLength);
 
         Assert.Equal(1, closed);
         await Eventually.True(() => ended.Count == 1);

@@ -131,33 +131,7 @@ public sealed class ChannelGroupTests : LeakCheckedTests
             group.Add(sender);
         }
 
-        // Rounds of messages until the policy has closed the stuck member: the kernel may take more of its bytes later
-        // (its send buffer grows), letting it look writable again for a while; a member that never reads cannot stay so.
-        int closed = 0, sent = 0;
-        byte[] payload = new byte[256];
-        for (int round = 0; round < 20 && closed == 0; round++)
-        {
-            int[] progress = new int[readers.Count];
-            Task<List<byte[]>>[] reading = [.. readers.Select((c, k) => ReceivedMessages.ReceiveAsync(c, Messages, progress, k))];
-            int first = sent;
-            for (int i = 0; i < Messages; i++, sent++)
-            {
-                BinaryPrimitives.WriteInt32BigEndian(payload, sent);
-                closed += group.Broadcast(WebSocketOpcode.Binary, payload).Closed;
-                if (i % 50 == 49)
-                {
-                    // A paced producer (the readers stay within 100 messages, under the high water mark); the peer
-                    // that never reads is not waited for.
-                    int sentSoFar = i + 1;
-                    await Eventually.True(() => progress.Min() >= sentSoFar - 100 || reading.Any(r => r.IsFaulted));
-                }
-            }
-
-            foreach (List<byte[]> messages in await Task.WhenAll(reading).WaitAsync(TimeSpan.FromSeconds(60)))
-            {
-                Assert.Equal(Enumerable.Range(first, Messages), messages.Select(m => BinaryPrimitives.ReadInt32BigEndian(m)));
-            }
-        }
+        int closed = await PacedBroadcast.UntilASlowMemberIsClosedAsync(group, readers, Messages, length: 256, maxRounds: 20);
 
         Assert.Equal(1, closed);
         await Eventually.True(() => ended.Count == 1);
