@@ -11,7 +11,7 @@ namespace WebSocketCodec.Pipelines;
 /// and never waits for the network. After our Close (or once the transport is gone) the synchronous methods drop
 /// their frames and report it (<see cref="Send"/> returns false); only <see cref="CloseAsync"/> sends a Close.
 /// </summary>
-public sealed class WebSocketFrameSender
+public sealed partial class WebSocketFrameSender
 {
     private readonly WebSocketConnection _connection;
     private readonly WebSocketOutput _output;

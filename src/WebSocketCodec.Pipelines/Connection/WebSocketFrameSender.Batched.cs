@@ -1,0 +1,68 @@
+namespace WebSocketCodec.Pipelines;
+
+public sealed partial class WebSocketFrameSender
+{
+    private BatchedFlush? _batchedFlush;
+
+    /// <summary>
+    /// From any thread, without waiting (for transports that write many messages in a row, as Akka's endpoint writer
+    /// does): appends one whole frame unless the websocket is above its high water mark or can no longer send, and
+    /// leaves the flush to one thread pool work item, queued by the append that found none queued. Appends that come
+    /// before it runs go out with it: one flush per burst, no timer. On a read loop it is <see cref="TrySend"/>.
+    /// </summary>
+    /// <returns>Whether the frame was appended (false: not writable now, or closing; nothing was appended).</returns>
+    internal bool TrySendBatched(WebSocketOpcode opcode, ReadOnlySpan<byte> payload)
+    {
+        if (ThreadLocks.Held || _connection.IsOnReadLoop)
+        {
+            return TrySend(opcode, payload);
+        }
+
+        BatchedFlush flush = _batchedFlush ??= new BatchedFlush(this);
+        bool stopped;
+        bool queue;
+        lock (_output.Sync)
+        {
+            if (!_connection.CanSend || !_output.IsWritable)
+            {
+                return false;
+            }
+
+            _connection.DrainInboxLocked();
+            _output.Current.WriteFrame(_encoder, ref _order, opcode, payload, fin: true);
+            stopped = _output.AfterAppendLocked();
+            queue = !flush.Queued;
+            flush.Queued = true;
+        }
+
+        if (stopped)
+        {
+            _output.ReportWritability(false);
+        }
+
+        if (queue)
+        {
+            ThreadPool.UnsafeQueueUserWorkItem(flush, preferLocal: true);
+        }
+
+        return true;
+    }
+
+    /// <summary>The flush <see cref="TrySendBatched"/> queues: clears its mark under the output's lock (an append after
+    /// that queues the next one), then flushes everything appended so far.</summary>
+    private sealed class BatchedFlush(WebSocketFrameSender sender) : IThreadPoolWorkItem
+    {
+        /// <summary>Read and written under the output's lock.</summary>
+        public bool Queued;
+
+        public void Execute()
+        {
+            lock (sender._output.Sync)
+            {
+                Queued = false;
+            }
+
+            sender._output.Flush();
+        }
+    }
+}
