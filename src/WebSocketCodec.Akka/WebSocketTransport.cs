@@ -125,6 +125,7 @@ public sealed class WebSocketTransport : global::Akka.Remote.Transport.Transport
         }
 
         var handle = new WebSocketAssociationHandle(local, remoteAddress, websocket, this);
+        AkkaTelemetry.Associations.Add(1, AkkaTelemetry.Outbound);
         _ = Run(handle, disposeAfter: true);
         return handle;
     }
@@ -187,6 +188,7 @@ public sealed class WebSocketTransport : global::Akka.Remote.Transport.Transport
 
         var remote = new Address(SchemeIdentifier, System.Name, remoteHost ?? "unknown", remotePort);
         var handle = new WebSocketAssociationHandle(_localAddress!, remote, websocket, this);
+        AkkaTelemetry.Associations.Add(1, AkkaTelemetry.Inbound);
         Task run = Run(handle, disposeAfter: false, announce: listener);
         await run.ConfigureAwait(false);
     }

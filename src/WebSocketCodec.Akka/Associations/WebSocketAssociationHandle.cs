@@ -30,11 +30,6 @@ internal sealed class WebSocketAssociationHandle : AssociationHandle
     /// <summary>The websocket this association runs on.</summary>
     public WebSocketConnection WebSocket => _websocket;
 
-    /// <summary>Writes refused because the websocket was above its high water mark (Akka buffered and retried them).</summary>
-    public long Refusals => Interlocked.Read(ref _refusals);
-
-    private long _refusals;
-
     /// <summary>Thread-safe, ordered, never waits. False: the payload was not enqueued (above the high water mark, or
     /// the association is closing); Akka keeps it and retries.</summary>
     public override bool Write(ByteString payload)
@@ -55,7 +50,7 @@ internal sealed class WebSocketAssociationHandle : AssociationHandle
 
         if (_websocket.CanSend)
         {
-            Interlocked.Increment(ref _refusals);
+            AkkaTelemetry.WritesRefused.Add(1);
         }
 
         return false;
