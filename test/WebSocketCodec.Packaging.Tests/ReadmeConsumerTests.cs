@@ -11,10 +11,12 @@ namespace WebSocketCodec.Packaging.Tests;
 /// and Directory.Packages.props out of reach) restore them through <c>packageSourceMapping</c> into an empty
 /// NUGET_PACKAGES folder, and compile README.md's "server in a few lines" and "client in a few lines" exactly as
 /// printed; then the server runs on 127.0.0.1 and the client gets its message echoed by both of the server's endpoints.
+/// A third project compiles the README's two Akka nodes from the Akka package and runs them (one asks the other over
+/// the websocket transport).
 /// </summary>
 public sealed class ReadmeConsumerTests(ITestOutputHelper output)
 {
-    private static readonly string[] Packages = ["WebSocketCodec", "WebSocketCodec.Pipelines", "WebSocketCodec.AspNetCore"];
+    private static readonly string[] Packages = ["WebSocketCodec", "WebSocketCodec.Pipelines", "WebSocketCodec.AspNetCore", "WebSocketCodec.Akka"];
     private static readonly TimeSpan CommandTimeout = TimeSpan.FromMinutes(5);
     private static readonly TimeSpan RunTimeout = TimeSpan.FromMinutes(1);
 
@@ -42,10 +44,16 @@ public sealed class ReadmeConsumerTests(ITestOutputHelper output)
         // The client prints the reply to the text it sends: that text, as the README's snippet writes it.
         Match sent = Regex.Match(client, "SendTextAsync\\(\"([^\"]+)\"");
         Assert.True(sent.Success, "the README's client is expected to send a string literal with SendTextAsync(\"...\")");
+        temp.Write("nodes/Nodes.csproj", Project("Microsoft.NET.Sdk", "WebSocketCodec.Akka", version));
+        string akka = ReadmeSnippet.Read("akka");
+        temp.Write("nodes/Program.cs", akka);
+        Match asked = Regex.Match(akka, "Ask<string>\\(\"([^\"]+)\"");
+        Assert.True(asked.Success, "the README's Akka nodes are expected to ask with a string literal: Ask<string>(\"...\")");
         temp.Write("consumer.slnx", """
             <Solution>
               <Project Path="server/Server.csproj" />
               <Project Path="client/Client.csproj" />
+              <Project Path="nodes/Nodes.csproj" />
             </Solution>
 
             """);
@@ -77,6 +85,12 @@ public sealed class ReadmeConsumerTests(ITestOutputHelper output)
             Assert.True(clientExit == 0, $"client against {path}:\n{clientOutput}\nserver:\n{server.Output}");
             Assert.Equal(sent.Groups[1].Value, clientOutput.Split('\n', StringSplitOptions.RemoveEmptyEntries).LastOrDefault()?.Trim());
         }
+
+        (int akkaExit, string akkaOutput) = await DotnetProcess.RunAsync(
+            temp.Path, [temp.Combine("nodes/bin/Release/net10.0/Nodes.dll")], RunTimeout);
+        output.WriteLine($"akka: exit {akkaExit}\n{akkaOutput}");
+        Assert.True(akkaExit == 0, "the README's Akka nodes:\n" + akkaOutput);
+        Assert.Contains(asked.Groups[1].Value, akkaOutput.Split('\n').Select(line => line.Trim()));
     }
 
     private async Task PackAsync(string version, string feed, string nuspecFolder)
