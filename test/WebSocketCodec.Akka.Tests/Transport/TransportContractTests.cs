@@ -168,7 +168,8 @@ public sealed class TransportContractTests : global::Akka.TestKit.Xunit2.TestKit
 #pragma warning disable CS0618
         handleB.Disassociate();
 #pragma warning restore CS0618
-        readerB.ExpectMsg<Disassociated>(Wait); // B's side has ended (A answered its Close, or B's close timeout ran out)
+        // B's side ends: A's reads wait for its listener, so A does not read B's Close yet and B's close timeout runs out
+        readerB.ExpectMsg<Disassociated>(Wait);
         TransportHarness.Read(handleA, readerA);
 
         for (int i = 0; i < 3; i++)
@@ -177,6 +178,31 @@ public sealed class TransportContractTests : global::Akka.TestKit.Xunit2.TestKit
         }
 
         readerA.ExpectMsg<Disassociated>(Wait);
+        readerA.ExpectNoMsg(Quiet);
+    }
+
+    [Fact]
+    public async Task A_read_listener_registered_after_the_websocket_ended_gets_exactly_one_Disassociated()
+    {
+        WebSocketTransport a = _transports.Create();
+        WebSocketTransport b = _transports.Create();
+        TestProbe inboundB = CreateTestProbe();
+        await TransportHarness.ListenAsync(a, TestActor);
+        Address addressB = await TransportHarness.ListenAsync(b, inboundB);
+        AssociationHandle handleA = await a.Associate(addressB).WaitAsync(Wait);
+        AssociationHandle handleB = inboundB.ExpectMsg<InboundAssociation>(Wait).Association;
+        TestProbe readerB = CreateTestProbe();
+        TransportHarness.Read(handleB, readerB);
+
+#pragma warning disable CS0618
+        handleB.Disassociate(); // nothing but the Close: A reads it, answers, and its websocket ends with no listener
+#pragma warning restore CS0618
+
+        Assert.Equal(DisassociateInfo.Shutdown, TransportHarness.InfoOf(readerB.ExpectMsg<Disassociated>(Wait))); // A answered
+        Assert.False(handleA.Write(TransportHarness.Numbered(1, 10))); // A's side has ended too
+        TestProbe readerA = CreateTestProbe();
+        TransportHarness.Read(handleA, readerA);
+        Assert.Equal(DisassociateInfo.Shutdown, TransportHarness.InfoOf(readerA.ExpectMsg<Disassociated>(Wait)));
         readerA.ExpectNoMsg(Quiet);
     }
 
