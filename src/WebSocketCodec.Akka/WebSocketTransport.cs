@@ -124,7 +124,7 @@ public sealed class WebSocketTransport : global::Akka.Remote.Transport.Transport
             }
         }
 
-        var handle = new WebSocketAssociationHandle(local, remoteAddress, websocket, this);
+        var handle = new WebSocketAssociationHandle(local, remoteAddress, websocket, this, _settings.WireLimit);
         AkkaTelemetry.Associations.Add(1, AkkaTelemetry.Outbound);
         _ = Run(handle, disposeAfter: true);
         return handle;
@@ -187,7 +187,7 @@ public sealed class WebSocketTransport : global::Akka.Remote.Transport.Transport
         }
 
         var remote = new Address(SchemeIdentifier, System.Name, remoteHost ?? "unknown", remotePort);
-        var handle = new WebSocketAssociationHandle(_localAddress!, remote, websocket, this);
+        var handle = new WebSocketAssociationHandle(_localAddress!, remote, websocket, this, _settings.WireLimit);
         AkkaTelemetry.Associations.Add(1, AkkaTelemetry.Inbound);
         Task run = Run(handle, disposeAfter: false, announce: listener);
         await run.ConfigureAwait(false);
@@ -202,7 +202,7 @@ public sealed class WebSocketTransport : global::Akka.Remote.Transport.Transport
     }
 
     internal void LogOversized(WebSocketAssociationHandle handle, int length) =>
-        _log.Error("Dropped a {0}-byte payload to {1}: above maximum-frame-size ({2} bytes)", length, handle.RemoteAddress, MaximumPayloadBytes);
+        _log.Error("Dropped a {0}-byte payload to {1}: above maximum-frame-size ({2} bytes) and the protocol envelope", length, handle.RemoteAddress, MaximumPayloadBytes);
 
     private Task Run(WebSocketAssociationHandle handle, bool disposeAfter, IAssociationEventListener? announce = null)
     {

@@ -61,6 +61,13 @@ internal sealed class WebSocketTransportSettings
 
     public long MaximumFrameSize { get; }
 
+    /// <summary>The largest websocket message an association carries: <see cref="MaximumFrameSize"/> is what Akka's
+    /// endpoint writer checks a PDU against, and Akka's protocol layer then wraps the PDU once more (a protobuf field
+    /// tag and length, at most 6 bytes) before it reaches the transport; 64 bytes of room cover that.</summary>
+    public long WireLimit => MaximumFrameSize + ProtocolEnvelope;
+
+    private const int ProtocolEnvelope = 64;
+
     public TimeSpan ConnectionTimeout { get; }
 
     public long HighWaterMark { get; }
@@ -98,8 +105,8 @@ internal sealed class WebSocketTransportSettings
     /// <summary>The websocket session options every association runs with.</summary>
     public WebSocketSessionOptions SessionOptions() => new()
     {
-        MaxMessagePayloadLength = MaximumFrameSize,
-        MaxFramePayloadLength = (int)MaximumFrameSize,
+        MaxMessagePayloadLength = WireLimit,
+        MaxFramePayloadLength = (int)WireLimit,
         OutboundHighWaterMark = HighWaterMark,
         OutboundLowWaterMark = LowWaterMark,
         KeepAliveInterval = KeepAliveInterval,
@@ -121,7 +128,7 @@ internal sealed class WebSocketTransportSettings
 
     private void Validate()
     {
-        if (MaximumFrameSize < MinimumFrameSize || MaximumFrameSize > int.MaxValue)
+        if (MaximumFrameSize < MinimumFrameSize || MaximumFrameSize > int.MaxValue - ProtocolEnvelope)
         {
             throw new ConfigurationException($"akka.remote.websocket.maximum-frame-size must be at least {MinimumFrameSize} bytes (and below 2 GiB), not {MaximumFrameSize}.");
         }

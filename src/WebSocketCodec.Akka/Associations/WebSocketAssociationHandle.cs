@@ -18,13 +18,13 @@ internal sealed class WebSocketAssociationHandle : AssociationHandle
     private readonly long _maximumPayload;
     private int _disassociated;
 
-    public WebSocketAssociationHandle(Address localAddress, Address remoteAddress, WebSocketConnection websocket, WebSocketTransport transport)
+    public WebSocketAssociationHandle(Address localAddress, Address remoteAddress, WebSocketConnection websocket, WebSocketTransport transport, long maximumPayload)
         : base(localAddress, remoteAddress)
     {
         _websocket = websocket;
         _transport = transport;
         _sender = websocket.Sender;
-        _maximumPayload = transport.MaximumPayloadBytes;
+        _maximumPayload = maximumPayload;
     }
 
     /// <summary>The websocket this association runs on.</summary>

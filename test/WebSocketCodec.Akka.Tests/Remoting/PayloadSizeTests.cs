@@ -15,7 +15,7 @@ public sealed partial class PayloadSizeTests() : TwoNodeSpec("maximum-frame-size
     private const int MaximumFrameSize = 32000;
     private static readonly TimeSpan Wait = TimeSpan.FromSeconds(15);
 
-    [Fact(Skip = "bug: the transport drops the largest payloads that fit (Akka's protocol layer adds 4 bytes to a PDU of maximum-frame-size; the handle refuses more than maximum-frame-size)")]
+    [Fact]
     public async Task The_largest_payload_whose_PDU_fits_is_delivered()
     {
         (IActorRef length, TestProbe errors, int largest) = await SizedAsync();
