@@ -31,12 +31,12 @@ public sealed class Http2HostingTests : IAsyncLifetime
     [Fact]
     public async Task A_client_reaches_three_systems_on_one_port_over_one_connection_and_three_streams()
     {
-        foreach (string name in Names)
-        {
-            var address = new Address("akka.ws", name, "127.0.0.1", _app.Port);
-            string answer = await _client.ActorSelection(new RootActorPath(address) / "user" / "echo").Ask<string>("hello", TimeSpan.FromSeconds(10));
-            Assert.Equal($"{name}: hello", answer); // the system named in the path answered, not another one
-        }
+        // All three at once: the associations race to open the connection, and still share one.
+        string[] answers = await Task.WhenAll(Names.Select(name =>
+            _client.ActorSelection(new RootActorPath(new Address("akka.ws", name, "127.0.0.1", _app.Port)) / "user" / "echo")
+                .Ask<string>("hello", TimeSpan.FromSeconds(10))));
+
+        Assert.Equal(Names.Select(name => $"{name}: hello"), answers); // the system named in the path answered
 
         SeenRequest[] associations = [.. _app.Requests.Where(request => request.Path.StartsWithSegments("/akka"))];
         Assert.Equal(["/akka/alpha", "/akka/beta", "/akka/gamma"], associations.Select(request => request.Path.Value).Order());
