@@ -1,10 +1,12 @@
 using System.Collections.Concurrent;
 using System.Net;
+using System.Security.Cryptography.X509Certificates;
 using Akka.Actor;
 using Microsoft.AspNetCore.Builder;
 using Microsoft.AspNetCore.Hosting;
 using Microsoft.AspNetCore.Http;
 using Microsoft.AspNetCore.Routing;
+using Microsoft.AspNetCore.Server.Kestrel.Core;
 using Microsoft.Extensions.DependencyInjection;
 using Microsoft.Extensions.Logging;
 using WebSocketCodec.AspNetCore;
@@ -13,7 +15,7 @@ namespace WebSocketCodec.Akka.Tests.Infrastructure;
 
 /// <summary>
 /// Endpoint mode under test: an ASP.NET Core application on 127.0.0.1 and a free port (HTTP/1.1 and h2c prior knowledge
-/// on one cleartext port) that maps Akka remoting at <c>/akka</c>, and the actor systems it serves. It counts the TCP
+/// on one cleartext port, or HTTP/1.1 and HTTP/2 over TLS with ALPN) that maps Akka remoting at <c>/akka</c>, and the actor systems it serves. It counts the TCP
 /// connections Kestrel accepts and records every request that reaches the application (its connection and protocol).
 /// </summary>
 public sealed class RemotingApp : IAsyncDisposable
@@ -43,8 +45,9 @@ public sealed class RemotingApp : IAsyncDisposable
     /// <summary>Every request that reached the application, in arrival order.</summary>
     public IReadOnlyCollection<SeenRequest> Requests => _requests;
 
-    /// <summary>Starts the application; <paramref name="map"/> adds endpoints of its own beside <c>/akka</c>.</summary>
-    public static async Task<RemotingApp> StartAsync(Action<IEndpointRouteBuilder>? map = null)
+    /// <summary>Starts the application; <paramref name="map"/> adds endpoints of its own beside <c>/akka</c>; with
+    /// <paramref name="certificate"/> it serves TLS only.</summary>
+    public static async Task<RemotingApp> StartAsync(Action<IEndpointRouteBuilder>? map = null, X509Certificate2? certificate = null)
     {
         int accepted = 0;
         var requests = new ConcurrentQueue<SeenRequest>();
@@ -55,13 +58,23 @@ public sealed class RemotingApp : IAsyncDisposable
         builder.WebHost.ConfigureKestrel(kestrel =>
         {
             kestrel.ConfigureHttp2ForWebSockets();
-            kestrel.ListenHttp1AndH2c(new IPEndPoint(IPAddress.Loopback, 0), listen => listen.Use(next => connection =>
+            var endPoint = new IPEndPoint(IPAddress.Loopback, 0);
+            if (certificate is null)
             {
-                Interlocked.Increment(ref accepted);
-                return next(connection);
-            }));
+                kestrel.ListenHttp1AndH2c(endPoint, CountConnections);
+            }
+            else
+            {
+                kestrel.Listen(endPoint, listen =>
+                {
+                    listen.Protocols = HttpProtocols.Http1AndHttp2;
+                    CountConnections(listen); // before TLS: every accepted TCP connection
+                    listen.UseHttps(certificate);
+                });
+            }
         });
         WebApplication app = builder.Build();
+
         app.Use((context, next) =>
         {
             requests.Enqueue(new SeenRequest(context.Connection.Id, context.Request.Protocol, context.Request.Path));
@@ -72,6 +85,12 @@ public sealed class RemotingApp : IAsyncDisposable
         await app.StartAsync();
         int port = new Uri(app.Urls.First()).Port;
         return new RemotingApp(app, port, requests, () => Volatile.Read(ref accepted));
+
+        void CountConnections(ListenOptions listen) => listen.Use(next => connection =>
+        {
+            Interlocked.Increment(ref accepted);
+            return next(connection);
+        });
     }
 
     /// <summary>Starts an actor system served by this application (port 0: it takes the application's port).</summary>
