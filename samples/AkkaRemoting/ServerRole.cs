@@ -21,7 +21,8 @@ public static class ServerRole
             return 1;
         }
 
-        // The transport's Kestrel listener takes SIGINT and SIGTERM for itself (and ignores them): watch for them here.
+        // SIGINT and SIGTERM stop the node gracefully (leaving its associations with Close 1001) instead of killing the
+        // process at once.
         using var stop = CancellationTokenSource.CreateLinkedTokenSource(cancellation);
         using PosixSignalRegistration sigint = PosixSignalRegistration.Create(PosixSignal.SIGINT, Stop);
         using PosixSignalRegistration sigterm = PosixSignalRegistration.Create(PosixSignal.SIGTERM, Stop);

@@ -3,6 +3,7 @@ using System.Security.Cryptography.X509Certificates;
 using Microsoft.AspNetCore.Builder;
 using Microsoft.AspNetCore.Hosting;
 using Microsoft.Extensions.DependencyInjection;
+using Microsoft.Extensions.Hosting;
 using Microsoft.Extensions.Logging;
 using WebSocketCodec.AspNetCore;
 
@@ -34,6 +35,9 @@ internal sealed class SelfHostedListener : IAsyncDisposable
         var endPoint = new IPEndPoint(settings.BindAddress(), settings.Port);
         WebApplicationBuilder builder = WebApplication.CreateSlimBuilder();
         builder.Logging.ClearProviders();
+        // The slim builder's console lifetime takes SIGINT/SIGTERM from the process (cancelling their default) and
+        // only asks this host to stop: the process would then ignore Ctrl+C. The actor system owns this listener.
+        builder.Services.AddSingleton<IHostLifetime, OwnedLifetime>();
         builder.Services.AddAkkaRemoting();
         builder.Services.AddHttp2PriorKnowledgeDetection();
         builder.WebHost.ConfigureKestrel(kestrel =>
@@ -57,6 +61,14 @@ internal sealed class SelfHostedListener : IAsyncDisposable
         AkkaRemotingHub hub = app.Services.GetRequiredService<AkkaRemotingHub>();
         int port = hub.BoundPort() ?? settings.Port;
         return new SelfHostedListener(app, hub, port);
+    }
+
+    /// <summary>A lifetime that leaves the process's signals alone.</summary>
+    private sealed class OwnedLifetime : IHostLifetime
+    {
+        public Task WaitForStartAsync(CancellationToken cancellationToken) => Task.CompletedTask;
+
+        public Task StopAsync(CancellationToken cancellationToken) => Task.CompletedTask;
     }
 
     public async ValueTask DisposeAsync()

@@ -7,7 +7,9 @@ using Xunit.Abstractions;
 namespace WebSocketCodec.Akka.Tests.Allocation;
 
 /// <summary>What a PDU costs in allocations between Write on one node and the read listener on the other: only what
-/// Akka's API forces (the inbound ByteString, its array, and the InboundPayload event).</summary>
+/// Akka's API forces (the inbound ByteString, its array, and the InboundPayload event). The count is the process's, so
+/// this class runs alone (<see cref="AloneCollection"/>).</summary>
+[Collection(AloneCollection.Name)]
 public sealed class TransportAllocationTests(ITestOutputHelper output) : IAsyncLifetime
 {
     private const int PayloadLength = 100;
@@ -122,4 +124,11 @@ public sealed class TransportAllocationTests(ITestOutputHelper output) : IAsyncL
             }
         }
     }
+}
+
+/// <summary>Tests that measure the whole process (allocations) run after the others, with nothing beside them.</summary>
+[CollectionDefinition(Name, DisableParallelization = true)]
+public sealed class AloneCollection
+{
+    public const string Name = "alone";
 }
