@@ -151,11 +151,7 @@ public sealed class TransportContractTests : global::Akka.TestKit.Xunit2.TestKit
     {
         WebSocketTransport a = _transports.Create();
         WebSocketTransport b = _transports.Create("close-timeout = 2 s");
-        TestProbe inboundB = CreateTestProbe();
-        await TransportHarness.ListenAsync(a, TestActor);
-        Address addressB = await TransportHarness.ListenAsync(b, inboundB);
-        AssociationHandle handleA = await a.Associate(addressB).WaitAsync(Wait);
-        AssociationHandle handleB = inboundB.ExpectMsg<InboundAssociation>(Wait).Association;
+        (Address addressB, AssociationHandle handleA, AssociationHandle handleB) = await AssociateAsync(a, b);
         TestProbe readerA = CreateTestProbe();
         TestProbe readerB = CreateTestProbe();
         TransportHarness.Read(handleB, readerB);
@@ -186,11 +182,7 @@ public sealed class TransportContractTests : global::Akka.TestKit.Xunit2.TestKit
     {
         WebSocketTransport a = _transports.Create();
         WebSocketTransport b = _transports.Create();
-        TestProbe inboundB = CreateTestProbe();
-        await TransportHarness.ListenAsync(a, TestActor);
-        Address addressB = await TransportHarness.ListenAsync(b, inboundB);
-        AssociationHandle handleA = await a.Associate(addressB).WaitAsync(Wait);
-        AssociationHandle handleB = inboundB.ExpectMsg<InboundAssociation>(Wait).Association;
+        (Address addressB, AssociationHandle handleA, AssociationHandle handleB) = await AssociateAsync(a, b);
         TestProbe readerB = CreateTestProbe();
         TransportHarness.Read(handleB, readerB);
 
@@ -211,11 +203,7 @@ public sealed class TransportContractTests : global::Akka.TestKit.Xunit2.TestKit
     {
         WebSocketTransport a = _transports.Create();
         WebSocketTransport b = _transports.Create();
-        TestProbe inboundB = CreateTestProbe();
-        await TransportHarness.ListenAsync(a, TestActor);
-        Address addressB = await TransportHarness.ListenAsync(b, inboundB);
-        AssociationHandle handleA = await a.Associate(addressB).WaitAsync(Wait);
-        AssociationHandle handleB = inboundB.ExpectMsg<InboundAssociation>(Wait).Association;
+        (Address addressB, AssociationHandle handleA, AssociationHandle handleB) = await AssociateAsync(a, b);
         const int Count = 2000; // 2 MB: more than Kestrel's input pipe holds before it pauses, so TCP holds the rest
 
         for (int i = 0; i < Count; i++)
@@ -240,11 +228,7 @@ public sealed class TransportContractTests : global::Akka.TestKit.Xunit2.TestKit
     {
         WebSocketTransport a = _transports.Create();
         WebSocketTransport b = _transports.Create();
-        TestProbe inboundB = CreateTestProbe();
-        await TransportHarness.ListenAsync(a, TestActor);
-        Address addressB = await TransportHarness.ListenAsync(b, inboundB);
-        AssociationHandle handleA = await a.Associate(addressB).WaitAsync(Wait);
-        AssociationHandle handleB = inboundB.ExpectMsg<InboundAssociation>(Wait).Association;
+        (Address addressB, AssociationHandle handleA, AssociationHandle handleB) = await AssociateAsync(a, b);
         TestProbe readerA = CreateTestProbe();
         TestProbe readerB = CreateTestProbe();
         TransportHarness.Read(handleA, readerA);
@@ -278,11 +262,7 @@ public sealed class TransportContractTests : global::Akka.TestKit.Xunit2.TestKit
     {
         WebSocketTransport a = _transports.Create("outbound-high-water-mark = 64 KiB\noutbound-low-water-mark = 32 KiB");
         WebSocketTransport b = _transports.Create();
-        TestProbe inboundB = CreateTestProbe();
-        await TransportHarness.ListenAsync(a, TestActor);
-        Address addressB = await TransportHarness.ListenAsync(b, inboundB);
-        AssociationHandle handleA = await a.Associate(addressB).WaitAsync(Wait);
-        AssociationHandle handleB = inboundB.ExpectMsg<InboundAssociation>(Wait).Association; // B's reader: not yet
+        (Address addressB, AssociationHandle handleA, AssociationHandle handleB) = await AssociateAsync(a, b); // B's reader: not yet
         var accepted = new List<int>();
         int sequence = 0;
         int refusedInARow = 0;
@@ -351,15 +331,22 @@ public sealed class TransportContractTests : global::Akka.TestKit.Xunit2.TestKit
 
     private async Task<(AssociationHandle A, AssociationHandle B, TestProbe ReaderA, TestProbe ReaderB)> PairAsync(WebSocketTransport a, WebSocketTransport b)
     {
-        TestProbe inboundB = CreateTestProbe();
-        await TransportHarness.ListenAsync(a, TestActor);
-        Address addressB = await TransportHarness.ListenAsync(b, inboundB);
-        AssociationHandle handleA = await a.Associate(addressB).WaitAsync(Wait);
-        AssociationHandle handleB = inboundB.ExpectMsg<InboundAssociation>(Wait).Association;
+        (Address addressB, AssociationHandle handleA, AssociationHandle handleB) = await AssociateAsync(a, b);
         TestProbe readerA = CreateTestProbe();
         TestProbe readerB = CreateTestProbe();
         TransportHarness.Read(handleA, readerA);
         TransportHarness.Read(handleB, readerB);
         return (handleA, handleB, readerA, readerB);
+    }
+
+    /// <summary>Both transports listen (A's inbound associations go to the test actor); A associates with B.</summary>
+    /// <returns>B's address, A's outbound handle and B's inbound one (no read listener registered on either).</returns>
+    private async Task<(Address AddressB, AssociationHandle HandleA, AssociationHandle HandleB)> AssociateAsync(WebSocketTransport a, WebSocketTransport b)
+    {
+        TestProbe inboundB = CreateTestProbe();
+        await TransportHarness.ListenAsync(a, TestActor);
+        Address addressB = await TransportHarness.ListenAsync(b, inboundB);
+        AssociationHandle handleA = await a.Associate(addressB).WaitAsync(Wait);
+        return (addressB, handleA, inboundB.ExpectMsg<InboundAssociation>(Wait).Association);
     }
 }
