@@ -1,0 +1,44 @@
+using WebSocketCodec.Akka.PingPong;
+using WebSocketCodec.Akka.PingPong.Run;
+using Xunit.Abstractions;
+
+namespace WebSocketCodec.Bench.Tests.AkkaPingPong;
+
+/// <summary>The RemotePingPong benchmark's smoke mode inside <c>dotnet test</c>: two actor systems, one client doing
+/// 2,000 round trips with a remote-deployed echo actor, over each transport CI can run. Asserts every round trip came
+/// back (the client completes only when its last reply is in); no rate is asserted.</summary>
+public sealed class PingPongSmokeTests(ITestOutputHelper output)
+{
+    [Theory]
+    [InlineData(PingPongVariants.DotNetty)]
+    [InlineData(PingPongVariants.Loopback)]
+    public async Task OneClientsRoundTripsAllComeBack(string variant)
+    {
+        var options = new PingPongOptions
+        {
+            Variants = [variant], Clients = [1], RoundTrips = 2_000, Repeat = 1, WarmUpRoundTrips = 0,
+            SetupTimeout = TimeSpan.FromSeconds(20), RunTimeout = TimeSpan.FromSeconds(30),
+        };
+
+        IReadOnlyList<PingPongMeasurement> results = await PingPongRunner.RunAsync(options, output.WriteLine, RawHttp.Timeout(90));
+
+        PingPongMeasurement result = Assert.Single(results);
+        Assert.Equal(RunStatus.Ok, result.Status);
+        Assert.True(PingPongRunner.PassesSmoke(result), result.ToString());
+        Assert.Equal((variant, 1, 1, 2_000), (result.Variant, result.Clients, result.Repeat, result.RoundTrips));
+        Assert.True(result.ElapsedMs > 0 && result.MessagesPerSecond > 0, result.ToString());
+    }
+
+    [Fact]
+    public void OnlyACompletedRunOrADotNettyTlsStallPassesTheSmokeMode()
+    {
+        static PingPongMeasurement Run(string variant, RunStatus status) =>
+            new() { Variant = variant, Clients = 1, Repeat = 1, RoundTrips = 2_000, Status = status };
+
+        Assert.True(PingPongRunner.PassesSmoke(Run(PingPongVariants.DotNetty, RunStatus.Ok)));
+        Assert.True(PingPongRunner.PassesSmoke(Run(PingPongVariants.DotNettyTls, RunStatus.Stalled)));
+        Assert.False(PingPongRunner.PassesSmoke(Run(PingPongVariants.DotNettyTls, RunStatus.Failed)));
+        Assert.False(PingPongRunner.PassesSmoke(Run(PingPongVariants.WebSocket, RunStatus.Stalled)));
+        Assert.False(PingPongRunner.PassesSmoke(Run(PingPongVariants.Loopback, RunStatus.Failed)));
+    }
+}
