@@ -9,7 +9,7 @@ internal sealed class WebSocketTransportSettings
 {
     private const long MinimumFrameSize = 32000;
 
-    public WebSocketTransportSettings(Config config)
+    public WebSocketTransportSettings(Config? config)
     {
         Config merged = (config ?? Config.Empty).WithFallback(Defaults);
         Hostname = merged.GetString("hostname", "");
@@ -32,8 +32,11 @@ internal sealed class WebSocketTransportSettings
         Validate();
     }
 
-    /// <summary>reference.conf, embedded in this assembly.</summary>
-    public static Config Defaults { get; } = LoadDefaults();
+    /// <summary>reference.conf, embedded in this assembly (keys from akka.remote.websocket down).</summary>
+    public static Config FullDefaults { get; } = LoadDefaults();
+
+    /// <summary>The akka.remote.websocket section of <see cref="FullDefaults"/>.</summary>
+    public static Config Defaults { get; } = FullDefaults.GetConfig("akka.remote.websocket");
 
     public string Hostname { get; }
 
@@ -139,6 +142,6 @@ internal sealed class WebSocketTransportSettings
         using Stream stream = typeof(WebSocketTransportSettings).Assembly.GetManifestResourceStream("WebSocketCodec.Akka.reference.conf")
             ?? throw new InvalidOperationException("reference.conf is missing from WebSocketCodec.Akka.");
         using var reader = new StreamReader(stream);
-        return ConfigurationFactory.ParseString(reader.ReadToEnd()).GetConfig("akka.remote.websocket");
+        return ConfigurationFactory.ParseString(reader.ReadToEnd());
     }
 }

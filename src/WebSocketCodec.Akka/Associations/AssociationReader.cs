@@ -51,7 +51,7 @@ internal sealed class AssociationReader : IWebSocketFrameListener
                 break;
             default:
                 // Akka PDUs are binary messages; anything else is not from a peer of this transport.
-                _ = _connection.CloseAsync(CloseStatus.UnsupportedData, "Akka remoting takes binary messages only");
+                _handle.Close(CloseStatus.UnsupportedData, "Akka remoting takes binary messages only");
                 return;
         }
 

@@ -1,0 +1,66 @@
+using Microsoft.AspNetCore.Builder;
+using Microsoft.AspNetCore.Http;
+using Microsoft.AspNetCore.Routing;
+using Microsoft.Extensions.DependencyInjection;
+using Microsoft.Extensions.DependencyInjection.Extensions;
+using WebSocketCodec.AspNetCore;
+
+namespace WebSocketCodec.Akka;
+
+/// <summary>
+/// Endpoint mode: Akka.Remote on an ASP.NET Core application's own port. Call <see cref="AddAkkaRemoting"/> on the
+/// services and <see cref="MapAkkaRemoting"/> on the application, start it, then create the actor system with a
+/// <see cref="WebSocketRemotingSetup"/> holding the application's services. Several actor systems may share one
+/// application: each is reached at <c>{path}/{system name}</c>.
+/// </summary>
+public static class AkkaRemotingEndpointExtensions
+{
+    /// <summary>Registers what <see cref="MapAkkaRemoting"/> and the transports of this application share.</summary>
+    public static IServiceCollection AddAkkaRemoting(this IServiceCollection services)
+    {
+        ArgumentNullException.ThrowIfNull(services);
+        services.TryAddSingleton<AkkaRemotingHub>();
+        return services;
+    }
+
+    /// <summary>Maps the websocket endpoint of Akka.Remote at <paramref name="path"/><c>/{system}</c> (HTTP/1.1 upgrades
+    /// and HTTP/2 extended CONNECT). A request for an actor system this application does not serve gets 404.</summary>
+    /// <param name="endpoints">The application.</param>
+    /// <param name="path">The transport's <c>path</c> setting (the same on every node).</param>
+    /// <param name="configure">Adjusts the accept options; the session limits default to the transport's defaults
+    /// (maximum-frame-size 128000b and the water marks of reference.conf).</param>
+    public static IEndpointConventionBuilder MapAkkaRemoting(
+        this IEndpointRouteBuilder endpoints, string path = "/akka", Action<WebSocketAcceptOptions>? configure = null)
+    {
+        ArgumentNullException.ThrowIfNull(endpoints);
+        ArgumentException.ThrowIfNullOrWhiteSpace(path);
+        AkkaRemotingHub hub = endpoints.ServiceProvider.GetService<AkkaRemotingHub>()
+            ?? throw new InvalidOperationException("Call services.AddAkkaRemoting() before app.MapAkkaRemoting().");
+        string normalized = "/" + path.Trim().Trim('/');
+        hub.Path = normalized;
+        WebSocketSessionOptions session = new WebSocketTransportSettings(null).SessionOptions();
+        IEndpointConventionBuilder endpoint = endpoints.MapWebSocket(
+            normalized + "/{" + AkkaRemotingHub.SystemRouteValue + "}",
+            hub.RunAsync,
+            options =>
+            {
+                options.Session = session;
+                configure?.Invoke(options);
+            });
+        endpoint.Add(builder =>
+        {
+            RequestDelegate accept = builder.RequestDelegate!;
+            builder.RequestDelegate = context =>
+            {
+                if (hub.Serves(context))
+                {
+                    return accept(context);
+                }
+
+                context.Response.StatusCode = StatusCodes.Status404NotFound;
+                return Task.CompletedTask;
+            };
+        });
+        return endpoint;
+    }
+}

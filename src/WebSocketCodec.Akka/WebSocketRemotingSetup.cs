@@ -1,0 +1,26 @@
+using System.Net.Security;
+using System.Security.Cryptography.X509Certificates;
+using Akka.Actor.Setup;
+
+namespace WebSocketCodec.Akka;
+
+/// <summary>
+/// What HOCON cannot carry, given to the <see cref="WebSocketTransport"/> through the actor system's setup
+/// (<c>BootstrapSetup.Create().WithConfig(config).And(new WebSocketRemotingSetup { ... })</c>).
+/// </summary>
+public sealed class WebSocketRemotingSetup : Setup
+{
+    /// <summary>Endpoint mode: the services of an ASP.NET Core application that called
+    /// <see cref="AkkaRemotingEndpointExtensions.AddAkkaRemoting"/> and mapped
+    /// <see cref="AkkaRemotingEndpointExtensions.MapAkkaRemoting"/>. The transport then binds nothing: inbound
+    /// associations come through the application's endpoint, on the application's port.</summary>
+    public IServiceProvider? Services { get; init; }
+
+    /// <summary>The server certificate of a self-hosted listener with <c>tls.enabled = on</c> (instead of
+    /// <c>tls.certificate.path</c>).</summary>
+    public X509Certificate2? ServerCertificate { get; init; }
+
+    /// <summary>How outbound TLS associations authenticate the peer (instead of the system's trust store, or of
+    /// <c>tls.suppress-validation</c>). The target host is set per association.</summary>
+    public SslClientAuthenticationOptions? ClientTls { get; init; }
+}
