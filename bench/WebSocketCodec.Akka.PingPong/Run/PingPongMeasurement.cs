@@ -33,10 +33,14 @@ public sealed record PingPongMeasurement
     /// <summary>clients × round trips × 2 / elapsed (Akka's RemotePingPong counts both directions).</summary>
     public double MessagesPerSecond { get; init; }
 
+    /// <summary>The protocol of the first system's address (e.g. <c>akka.tcp</c>, <c>akka.ssl.tcp</c>, <c>akka.ws</c>,
+    /// <c>akka.wss</c>): which transport really carried the run ("" when it did not start).</summary>
+    public string Protocol { get; init; } = "";
+
     /// <summary>What stalled or failed ("" when <see cref="RunStatus.Ok"/>).</summary>
     public string Detail { get; init; } = "";
 
     /// <inheritdoc />
     public override string ToString() =>
-        $"{Variant,-12} {Clients,3} clients repeat {Repeat}: " + (Status == RunStatus.Ok ? $"{MessagesPerSecond,10:N0} msgs/s ({ElapsedMs:N0} ms)" : $"{Status}: {Detail}");
+        $"{Variant,-12} {Clients,3} clients repeat {Repeat} ({Protocol}): " + (Status == RunStatus.Ok ? $"{MessagesPerSecond,10:N0} msgs/s ({ElapsedMs:N0} ms)" : $"{Status}: {Detail}");
 }

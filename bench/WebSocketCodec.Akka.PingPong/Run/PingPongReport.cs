@@ -33,10 +33,10 @@ public static class PingPongReport
     public static string ToCsv(IReadOnlyList<PingPongMeasurement> results)
     {
         ArgumentNullException.ThrowIfNull(results);
-        var csv = new StringBuilder("variant,clients,repeat,round_trips,status,elapsed_ms,msgs_per_s,detail\n");
+        var csv = new StringBuilder("variant,protocol,clients,repeat,round_trips,status,elapsed_ms,msgs_per_s,detail\n");
         foreach (PingPongMeasurement r in results)
         {
-            csv.Append(CultureInfo.InvariantCulture, $"{r.Variant},{r.Clients},{r.Repeat},{r.RoundTrips},{r.Status},{r.ElapsedMs:F1},{r.MessagesPerSecond:F0},\"{r.Detail.Replace("\"", "'", StringComparison.Ordinal)}\"\n");
+            csv.Append(CultureInfo.InvariantCulture, $"{r.Variant},{r.Protocol},{r.Clients},{r.Repeat},{r.RoundTrips},{r.Status},{r.ElapsedMs:F1},{r.MessagesPerSecond:F0},\"{r.Detail.Replace("\"", "'", StringComparison.Ordinal)}\"\n");
         }
 
         return csv.ToString();

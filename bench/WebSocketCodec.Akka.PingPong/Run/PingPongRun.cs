@@ -31,6 +31,7 @@ public static class PingPongRun
     {
         var systems = new List<ActorSystem>(2);
         string phase = "start";
+        string protocol = "";
         try
         {
             Config config = ConfigurationFactory.ParseString(PingPongVariants.RemoteConfig(variant, certificate))
@@ -41,6 +42,7 @@ public static class PingPongRun
             // ActorSystem.Create blocks while remoting binds: off the caller's thread, so the setup timeout holds.
             ActorSystem first = await Task.Run(() => ActorSystem.Create("PingA", config), setup.Token).WaitAsync(setup.Token).ConfigureAwait(false);
             systems.Add(first);
+            protocol = ((ExtendedActorSystem)first).Provider.DefaultAddress.Protocol;
             ActorSystem second = await Task.Run(() => ActorSystem.Create("PingB", config), setup.Token).WaitAsync(setup.Token).ConfigureAwait(false);
             systems.Add(second);
             Address there = ((ExtendedActorSystem)second).Provider.DefaultAddress;
@@ -95,7 +97,7 @@ public static class PingPongRun
         }
 
         PingPongMeasurement Result(RunStatus status, string detail) =>
-            new() { Variant = variant, Clients = clients, Repeat = repeat, RoundTrips = roundTrips, Status = status, Detail = detail };
+            new() { Variant = variant, Clients = clients, Repeat = repeat, RoundTrips = roundTrips, Status = status, Protocol = protocol, Detail = detail };
     }
 
     /// <summary>Terminates the systems, logging off (the side that stops last reports the association it loses as an

@@ -10,9 +10,10 @@ namespace WebSocketCodec.Bench.Tests.AkkaPingPong;
 public sealed class PingPongSmokeTests(ITestOutputHelper output)
 {
     [Theory]
-    [InlineData(PingPongVariants.DotNetty)]
-    [InlineData(PingPongVariants.Loopback)]
-    public async Task OneClientsRoundTripsAllComeBack(string variant)
+    [InlineData(PingPongVariants.DotNetty, "akka.tcp")]
+    [InlineData(PingPongVariants.WebSocket, "akka.ws")]
+    [InlineData(PingPongVariants.Loopback, "akka.loopback")]
+    public async Task OneClientsRoundTripsAllComeBack(string variant, string protocol)
     {
         var options = new PingPongOptions
         {
@@ -25,7 +26,7 @@ public sealed class PingPongSmokeTests(ITestOutputHelper output)
         PingPongMeasurement result = Assert.Single(results);
         Assert.Equal(RunStatus.Ok, result.Status);
         Assert.True(PingPongRunner.PassesSmoke(result), result.ToString());
-        Assert.Equal((variant, 1, 1, 2_000), (result.Variant, result.Clients, result.Repeat, result.RoundTrips));
+        Assert.Equal((variant, protocol, 1, 1, 2_000), (result.Variant, result.Protocol, result.Clients, result.Repeat, result.RoundTrips));
         Assert.True(result.ElapsedMs > 0 && result.MessagesPerSecond > 0, result.ToString());
     }
 
