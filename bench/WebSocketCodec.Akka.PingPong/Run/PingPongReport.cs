@@ -52,6 +52,11 @@ public static class PingPongReport
         page.AppendLine();
         page.AppendLine(CultureInfo.InvariantCulture, $"`{command}`");
         page.AppendLine();
+        if (SourceCommit() is { } commit)
+        {
+            page.AppendLine(CultureInfo.InvariantCulture, $"- Source: commit {commit} of this repository (the transport and this tool as built for the run).");
+        }
+
         page.AppendLine(CultureInfo.InvariantCulture, $"- Machine: {Environment.ProcessorCount} cores, {System.Runtime.InteropServices.RuntimeInformation.OSDescription}, .NET {Environment.Version}, Akka.NET {typeof(global::Akka.Actor.ActorSystem).Assembly.GetName().Version}, server GC {System.Runtime.GCSettings.IsServerGC}.");
         page.AppendLine(CultureInfo.InvariantCulture, $"- Two actor systems in one process over 127.0.0.1; per run a fresh pair; the first remote-deploys one echo actor per client into the second; each client does {options.RoundTrips:N0} round trips with {options.Window} in flight. msgs/s = clients × {options.RoundTrips * 2:N0} / elapsed.");
         page.AppendLine(CultureInfo.InvariantCulture, $"- {options.Repeat} repeats; in each, every client count, and for each the variants one after another ({string.Join(", ", options.Variants)}). Medians over the runs that completed; a run that timed out (setup {options.SetupTimeout.TotalSeconds:N0} s, round trips {options.RunTimeout.TotalSeconds:N0} s) is a stall and no result.");
@@ -83,6 +88,27 @@ public static class PingPongReport
         page.AppendLine();
         page.AppendLine(CultureInfo.InvariantCulture, $"Raw runs: [{chartStem}.json]({chartStem}.json), [{chartStem}.csv]({chartStem}.csv). Chart: `cd bench/charts && npm ci && node pingpong.mjs ../results`.");
         return page.ToString();
+    }
+
+    /// <summary>The checked-out commit (<c>git rev-parse --short HEAD</c> in the working folder), or null outside a
+    /// clone or without git.</summary>
+    private static string? SourceCommit()
+    {
+        try
+        {
+            using var git = System.Diagnostics.Process.Start(new System.Diagnostics.ProcessStartInfo("git", "rev-parse --short HEAD") { RedirectStandardOutput = true, RedirectStandardError = true });
+            if (git is null)
+            {
+                return null;
+            }
+
+            string output = git.StandardOutput.ReadToEnd().Trim();
+            return git.WaitForExit(5_000) && git.ExitCode == 0 && output.Length > 0 ? output : null;
+        }
+        catch (Exception)
+        {
+            return null;
+        }
     }
 
     private static string Rate(double value) => double.IsNaN(value) ? "–" : value.ToString("N0", CultureInfo.InvariantCulture);
