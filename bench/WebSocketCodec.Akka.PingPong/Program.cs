@@ -12,10 +12,11 @@ var repeat = new Option<int>("--repeat") { DefaultValueFactory = _ => 5, Descrip
 var warmUp = new Option<int>("--warmup-round-trips") { DefaultValueFactory = _ => 10_000, Description = "Round trips of one unmeasured 1-client run per variant first (0: none)." };
 var runTimeout = new Option<int>("--timeout") { DefaultValueFactory = _ => 120, Description = "Seconds one run's round trips may take before it counts as a stall (setup: 20 s)." };
 var markdown = new Option<string>("--markdown") { DefaultValueFactory = _ => "bench/results/akka-pingpong.md", Description = "The page; the raw runs go beside it (same name, .json and .csv)." };
+var hocon = new Option<string>("--hocon") { DefaultValueFactory = _ => "", Description = "HOCON over every variant's, e.g. \"akka.remote.websocket.outbound-high-water-mark = 64 KiB\" (the page names it)." };
 var smoke = new Option<bool>("--smoke") { Description = "1 client, 2,000 round trips, one repeat, no warm-up, each variant whose transport loads here (or those of --variants); exits 1 if one fails (a DotNetty TLS stall is reported, not a failure)." };
 var root = new RootCommand("RemotePingPong: two Akka.NET actor systems in one process over 127.0.0.1, N clients doing round trips with remote-deployed echo actors, over DotNetty TCP (plain, TLS), our websocket transport (HTTP/1.1, HTTP/2, TLS) and an in-process loopback.")
 {
-    variants, clients, roundTrips, window, repeat, warmUp, runTimeout, markdown, smoke,
+    variants, clients, roundTrips, window, repeat, warmUp, runTimeout, markdown, hocon, smoke,
 };
 root.SetAction(async (parseResult, cancellation) =>
 {
@@ -49,6 +50,7 @@ root.SetAction(async (parseResult, cancellation) =>
         Repeat = isSmoke ? 1 : parseResult.GetValue(repeat),
         WarmUpRoundTrips = isSmoke ? 0 : parseResult.GetValue(warmUp),
         RunTimeout = TimeSpan.FromSeconds(isSmoke ? 30 : parseResult.GetValue(runTimeout)),
+        ExtraConfig = parseResult.GetValue(hocon)!,
     };
 
     Console.WriteLine($"# {Environment.ProcessorCount} cores, {System.Runtime.InteropServices.RuntimeInformation.OSDescription}, .NET {Environment.Version}, server GC {System.Runtime.GCSettings.IsServerGC}");

@@ -33,6 +33,10 @@ public sealed record PingPongMeasurement
     /// <summary>clients × round trips × 2 / elapsed (Akka's RemotePingPong counts both directions).</summary>
     public double MessagesPerSecond { get; init; }
 
+    /// <summary>Our transport's <c>Write</c> refusals in both systems during the run (see <see cref="RefusalProbe"/>);
+    /// null when not observed (the other transports, or a run that did not complete).</summary>
+    public long? Refusals { get; init; }
+
     /// <summary>The protocol of the first system's address (e.g. <c>akka.tcp</c>, <c>akka.ssl.tcp</c>, <c>akka.ws</c>,
     /// <c>akka.wss</c>): which transport really carried the run ("" when it did not start).</summary>
     public string Protocol { get; init; } = "";
@@ -42,5 +46,5 @@ public sealed record PingPongMeasurement
 
     /// <inheritdoc />
     public override string ToString() =>
-        $"{Variant,-12} {Clients,3} clients repeat {Repeat} ({Protocol}): " + (Status == RunStatus.Ok ? $"{MessagesPerSecond,10:N0} msgs/s ({ElapsedMs:N0} ms)" : $"{Status}: {Detail}");
+        $"{Variant,-12} {Clients,3} clients repeat {Repeat} ({Protocol}): " + (Status == RunStatus.Ok ? $"{MessagesPerSecond,10:N0} msgs/s ({ElapsedMs:N0} ms)" + (Refusals is { } refused ? $", {refused} refusals" : "") : $"{Status}: {Detail}");
 }

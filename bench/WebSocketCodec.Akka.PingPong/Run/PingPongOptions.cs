@@ -20,6 +20,9 @@ public sealed record PingPongOptions
     /// <summary>Round trips of one unmeasured 1-client run per variant before the first repeat (0: none).</summary>
     public int WarmUpRoundTrips { get; init; } = 10_000;
 
+    /// <summary>HOCON over every variant's (e.g. <c>akka.remote.websocket.outbound-high-water-mark = 64 KiB</c>).</summary>
+    public string ExtraConfig { get; init; } = "";
+
     /// <summary>How long the systems may take to start and to show every echo actor alive.</summary>
     public TimeSpan SetupTimeout { get; init; } = TimeSpan.FromSeconds(20);
 

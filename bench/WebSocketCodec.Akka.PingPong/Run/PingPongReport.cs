@@ -33,10 +33,10 @@ public static class PingPongReport
     public static string ToCsv(IReadOnlyList<PingPongMeasurement> results)
     {
         ArgumentNullException.ThrowIfNull(results);
-        var csv = new StringBuilder("variant,protocol,clients,repeat,round_trips,status,elapsed_ms,msgs_per_s,detail\n");
+        var csv = new StringBuilder("variant,protocol,clients,repeat,round_trips,status,elapsed_ms,msgs_per_s,refusals,detail\n");
         foreach (PingPongMeasurement r in results)
         {
-            csv.Append(CultureInfo.InvariantCulture, $"{r.Variant},{r.Protocol},{r.Clients},{r.Repeat},{r.RoundTrips},{r.Status},{r.ElapsedMs:F1},{r.MessagesPerSecond:F0},\"{r.Detail.Replace("\"", "'", StringComparison.Ordinal)}\"\n");
+            csv.Append(CultureInfo.InvariantCulture, $"{r.Variant},{r.Protocol},{r.Clients},{r.Repeat},{r.RoundTrips},{r.Status},{r.ElapsedMs:F1},{r.MessagesPerSecond:F0},{r.Refusals},\"{r.Detail.Replace("\"", "'", StringComparison.Ordinal)}\"\n");
         }
 
         return csv.ToString();
@@ -61,14 +61,15 @@ public static class PingPongReport
         page.AppendLine(CultureInfo.InvariantCulture, $"- Two actor systems in one process over 127.0.0.1; per run a fresh pair; the first remote-deploys one echo actor per client into the second; each client does {options.RoundTrips:N0} round trips with {options.Window} in flight. msgs/s = clients × {options.RoundTrips * 2:N0} / elapsed.");
         page.AppendLine(CultureInfo.InvariantCulture, $"- {options.Repeat} repeats; in each, every client count, and for each the variants one after another ({string.Join(", ", options.Variants)}). Medians over the runs that completed; a run that timed out (setup {options.SetupTimeout.TotalSeconds:N0} s, round trips {options.RunTimeout.TotalSeconds:N0} s) is a stall and no result.");
         page.AppendLine("- × dotnetty: the variant's median over DotNetty TCP's median at the same client count, same invocation.");
+        page.AppendLine("- refusals: our transport's `Write` calls that returned false (above the outbound high water mark; Akka then buffers and retries), summed over the runs, read from its associations by reflection; – where not observed (the other transports).");
         page.AppendLine();
-        page.AppendLine("| clients | variant | median msgs/s | min | max | × dotnetty | runs | stalled | failed |");
-        page.AppendLine("|--:|---|--:|--:|--:|--:|--:|--:|--:|");
+        page.AppendLine("| clients | variant | median msgs/s | min | max | × dotnetty | runs | stalled | failed | refusals |");
+        page.AppendLine("|--:|---|--:|--:|--:|--:|--:|--:|--:|--:|");
         foreach (PingPongSummary s in summaries)
         {
             PingPongSummary? baseline = summaries.FirstOrDefault(b => b.Clients == s.Clients && b.Variant == PingPongVariants.DotNetty);
             string ratio = baseline is { Completed: > 0 } && s.Completed > 0 ? (s.Median / baseline.Median).ToString("F2", CultureInfo.InvariantCulture) : "–";
-            page.AppendLine(CultureInfo.InvariantCulture, $"| {s.Clients} | {s.Variant} | {Rate(s.Median)} | {Rate(s.Min)} | {Rate(s.Max)} | {ratio} | {s.Completed} | {s.Stalled} | {s.Failed} |");
+            page.AppendLine(CultureInfo.InvariantCulture, $"| {s.Clients} | {s.Variant} | {Rate(s.Median)} | {Rate(s.Min)} | {Rate(s.Max)} | {ratio} | {s.Completed} | {s.Stalled} | {s.Failed} | {(s.Refusals is { } refused ? refused.ToString("N0", CultureInfo.InvariantCulture) : "–")} |");
         }
 
         PingPongMeasurement[] troubled = [.. results.Where(r => r.Status != RunStatus.Ok)];

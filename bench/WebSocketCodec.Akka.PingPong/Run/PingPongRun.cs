@@ -34,7 +34,8 @@ public static class PingPongRun
         string protocol = "";
         try
         {
-            Config config = ConfigurationFactory.ParseString(PingPongVariants.RemoteConfig(variant, certificate))
+            Config config = ConfigurationFactory.ParseString(options.ExtraConfig)
+                .WithFallback(ConfigurationFactory.ParseString(PingPongVariants.RemoteConfig(variant, certificate)))
                 .WithFallback(ConfigurationFactory.ParseString(CommonConfig));
             using var setup = CancellationTokenSource.CreateLinkedTokenSource(cancellationToken);
             setup.CancelAfter(options.SetupTimeout);
@@ -81,7 +82,8 @@ public static class PingPongRun
             await Task.WhenAll(done).WaitAsync(options.RunTimeout, cancellationToken).ConfigureAwait(false);
             clock.Stop();
             double seconds = clock.Elapsed.TotalSeconds;
-            return Result(RunStatus.Ok, "") with { ElapsedMs = seconds * 1000, MessagesPerSecond = clients * (double)roundTrips * 2 / seconds };
+            long? refusals = RefusalProbe.Count(first) is { } one && RefusalProbe.Count(second) is { } other ? one + other : null;
+            return Result(RunStatus.Ok, "") with { ElapsedMs = seconds * 1000, MessagesPerSecond = clients * (double)roundTrips * 2 / seconds, Refusals = refusals };
         }
         catch (Exception e) when (e is TimeoutException or OperationCanceledException or AskTimeoutException && !cancellationToken.IsCancellationRequested)
         {

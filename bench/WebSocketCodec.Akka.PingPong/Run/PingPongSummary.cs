@@ -1,8 +1,9 @@
 namespace WebSocketCodec.Akka.PingPong.Run;
 
 /// <summary>The runs of one (variant, client count): the median, min and max over the runs that completed, and how
-/// many stalled or failed (those are never results).</summary>
-public sealed record PingPongSummary(string Variant, int Clients, int Completed, int Stalled, int Failed, double Median, double Min, double Max)
+/// many stalled or failed (those are never results); our transport's write refusals summed over the runs that
+/// counted them (null: not observed).</summary>
+public sealed record PingPongSummary(string Variant, int Clients, int Completed, int Stalled, int Failed, double Median, double Min, double Max, long? Refusals = null)
 {
     /// <summary>Groups <paramref name="results"/> (the warm-up left out) by client count, then variant in the given order.</summary>
     public static IReadOnlyList<PingPongSummary> Of(IEnumerable<PingPongMeasurement> results, IReadOnlyList<string> variantOrder)
@@ -15,7 +16,8 @@ public sealed record PingPongSummary(string Variant, int Clients, int Completed,
                 double[] rates = [.. group.Where(r => r.Status == RunStatus.Ok).Select(r => r.MessagesPerSecond).Order()];
                 return new PingPongSummary(group.Key.Variant, group.Key.Clients, rates.Length,
                     group.Count(r => r.Status == RunStatus.Stalled), group.Count(r => r.Status == RunStatus.Failed),
-                    MedianOf(rates), rates.Length > 0 ? rates[0] : double.NaN, rates.Length > 0 ? rates[^1] : double.NaN);
+                    MedianOf(rates), rates.Length > 0 ? rates[0] : double.NaN, rates.Length > 0 ? rates[^1] : double.NaN,
+                    group.Any(r => r.Refusals is not null) ? group.Sum(r => r.Refusals ?? 0) : null);
             })
             .OrderBy(s => s.Clients)
             .ThenBy(s => Rank(variantOrder, s.Variant))];

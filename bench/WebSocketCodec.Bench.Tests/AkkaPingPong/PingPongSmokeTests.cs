@@ -28,6 +28,23 @@ public sealed class PingPongSmokeTests(ITestOutputHelper output)
         Assert.True(PingPongRunner.PassesSmoke(result), result.ToString());
         Assert.Equal((variant, protocol, 1, 1, 2_000), (result.Variant, result.Protocol, result.Clients, result.Repeat, result.RoundTrips));
         Assert.True(result.ElapsedMs > 0 && result.MessagesPerSecond > 0, result.ToString());
+        Assert.Equal(variant == PingPongVariants.WebSocket ? 0 : null, result.Refusals); // the default water marks: no refusal
+    }
+
+    [Fact]
+    public async Task OurTransportsRefusalsAreCountedAboveATinyHighWaterMark()
+    {
+        // 300 bytes of outbound buffer: with 50 in flight, writes are refused; Akka buffers and retries, the run completes.
+        var options = new PingPongOptions
+        {
+            Variants = [PingPongVariants.WebSocket], Clients = [1], RoundTrips = 2_000, Repeat = 1, WarmUpRoundTrips = 0, RunTimeout = TimeSpan.FromSeconds(30),
+            ExtraConfig = "akka.remote.websocket { outbound-high-water-mark = 300b, outbound-low-water-mark = 100b }",
+        };
+
+        PingPongMeasurement result = Assert.Single(await PingPongRunner.RunAsync(options, output.WriteLine, RawHttp.Timeout(90)));
+
+        Assert.Equal(RunStatus.Ok, result.Status);
+        Assert.True(result.Refusals > 0, result.ToString());
     }
 
     [Fact]
