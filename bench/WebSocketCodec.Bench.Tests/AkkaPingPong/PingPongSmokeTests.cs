@@ -1,0 +1,62 @@
+using WebSocketCodec.Akka.PingPong;
+using WebSocketCodec.Akka.PingPong.Run;
+using Xunit.Abstractions;
+
+namespace WebSocketCodec.Bench.Tests.AkkaPingPong;
+
+/// <summary>The RemotePingPong benchmark's smoke mode inside <c>dotnet test</c>: two actor systems, one client doing
+/// 2,000 round trips with a remote-deployed echo actor, over each transport CI can run. Asserts every round trip came
+/// back (the client completes only when its last reply is in); no rate is asserted.</summary>
+public sealed class PingPongSmokeTests(ITestOutputHelper output)
+{
+    [Theory]
+    [InlineData(PingPongVariants.DotNetty, "akka.tcp")]
+    [InlineData(PingPongVariants.WebSocket, "akka.ws")]
+    [InlineData(PingPongVariants.Loopback, "akka.loopback")]
+    public async Task OneClientsRoundTripsAllComeBack(string variant, string protocol)
+    {
+        var options = new PingPongOptions
+        {
+            Variants = [variant], Clients = [1], RoundTrips = 2_000, Repeat = 1, WarmUpRoundTrips = 0,
+            SetupTimeout = TimeSpan.FromSeconds(20), RunTimeout = TimeSpan.FromSeconds(30),
+        };
+
+        IReadOnlyList<PingPongMeasurement> results = await PingPongRunner.RunAsync(options, output.WriteLine, RawHttp.Timeout(90));
+
+        PingPongMeasurement result = Assert.Single(results);
+        Assert.Equal(RunStatus.Ok, result.Status);
+        Assert.True(PingPongRunner.PassesSmoke(result), result.ToString());
+        Assert.Equal((variant, protocol, 1, 1, 2_000), (result.Variant, result.Protocol, result.Clients, result.Repeat, result.RoundTrips));
+        Assert.True(result.ElapsedMs > 0 && result.MessagesPerSecond > 0, result.ToString());
+        Assert.Equal(variant == PingPongVariants.WebSocket ? 0 : null, result.Refusals); // the default water marks: no refusal
+    }
+
+    [Fact]
+    public async Task OurTransportsRefusalsAreCountedAboveATinyHighWaterMark()
+    {
+        // 300 bytes of outbound buffer: with 50 in flight, writes are refused; Akka buffers and retries, the run completes.
+        var options = new PingPongOptions
+        {
+            Variants = [PingPongVariants.WebSocket], Clients = [1], RoundTrips = 2_000, Repeat = 1, WarmUpRoundTrips = 0, RunTimeout = TimeSpan.FromSeconds(30),
+            ExtraConfig = "akka.remote.websocket { outbound-high-water-mark = 300b, outbound-low-water-mark = 100b }",
+        };
+
+        PingPongMeasurement result = Assert.Single(await PingPongRunner.RunAsync(options, output.WriteLine, RawHttp.Timeout(90)));
+
+        Assert.Equal(RunStatus.Ok, result.Status);
+        Assert.True(result.Refusals > 0, result.ToString());
+    }
+
+    [Fact]
+    public void OnlyACompletedRunOrADotNettyTlsStallPassesTheSmokeMode()
+    {
+        static PingPongMeasurement Run(string variant, RunStatus status) =>
+            new() { Variant = variant, Clients = 1, Repeat = 1, RoundTrips = 2_000, Status = status };
+
+        Assert.True(PingPongRunner.PassesSmoke(Run(PingPongVariants.DotNetty, RunStatus.Ok)));
+        Assert.True(PingPongRunner.PassesSmoke(Run(PingPongVariants.DotNettyTls, RunStatus.Stalled)));
+        Assert.False(PingPongRunner.PassesSmoke(Run(PingPongVariants.DotNettyTls, RunStatus.Failed)));
+        Assert.False(PingPongRunner.PassesSmoke(Run(PingPongVariants.WebSocket, RunStatus.Stalled)));
+        Assert.False(PingPongRunner.PassesSmoke(Run(PingPongVariants.Loopback, RunStatus.Failed)));
+    }
+}
