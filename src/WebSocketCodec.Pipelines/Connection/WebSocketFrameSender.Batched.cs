@@ -2,7 +2,7 @@ namespace WebSocketCodec.Pipelines;
 
 public sealed partial class WebSocketFrameSender
 {
-    private BatchedFlush? _batchedFlush;
+    private BatchedFlush? _batchedFlush; // made under the output's lock, on the first batched send
 
     /// <summary>
     /// From any thread, without waiting (for transports that write many messages in a row, as Akka's endpoint writer
@@ -18,7 +18,7 @@ public sealed partial class WebSocketFrameSender
             return TrySend(opcode, payload);
         }
 
-        BatchedFlush flush = _batchedFlush ??= new BatchedFlush(this);
+        BatchedFlush flush;
         bool stopped;
         bool queue;
         lock (_output.Sync)
@@ -28,6 +28,7 @@ public sealed partial class WebSocketFrameSender
                 return false;
             }
 
+            flush = _batchedFlush ??= new BatchedFlush(this);
             _connection.DrainInboxLocked();
             _output.Current.WriteFrame(_encoder, ref _order, opcode, payload, fin: true);
             stopped = _output.AfterAppendLocked();
