@@ -51,7 +51,7 @@ public sealed class WebSocketTransport : global::Akka.Remote.Transport.Transport
         _clientOptions = new WebSocketClientOptions
         {
             Session = _settings.SessionOptions(),
-            HandshakeTimeout = _settings.ConnectionTimeout,
+            HandshakeTimeout = _settings.ConnectionTimeout + TimeSpan.FromSeconds(1), // a backstop: Associate's own timer ends first
             Tls = _settings.Tls ? ClientTls() : null,
         };
         _http2 = new Lazy<HttpMessageInvoker>(() => new HttpMessageInvoker(WebSocketHttp2Client.CreateHandler(_clientOptions.Tls)));

@@ -61,7 +61,7 @@ public static class PingPongReport
         page.AppendLine(CultureInfo.InvariantCulture, $"- Two actor systems in one process over 127.0.0.1; per run a fresh pair; the first remote-deploys one echo actor per client into the second; each client does {options.RoundTrips:N0} round trips with {options.Window} in flight. msgs/s = clients × {options.RoundTrips * 2:N0} / elapsed.");
         page.AppendLine(CultureInfo.InvariantCulture, $"- {options.Repeat} repeats; in each, every client count, and for each the variants one after another ({string.Join(", ", options.Variants)}). Medians over the runs that completed; a run that timed out (setup {options.SetupTimeout.TotalSeconds:N0} s, round trips {options.RunTimeout.TotalSeconds:N0} s) is a stall and no result.");
         page.AppendLine("- × dotnetty: the variant's median over DotNetty TCP's median at the same client count, same invocation.");
-        page.AppendLine("- refusals: our transport's `Write` calls that returned false (above the outbound high water mark; Akka then buffers and retries), summed over the runs, read from its associations by reflection; – where not observed (the other transports).");
+        page.AppendLine("- refusals: our transport's `Write` calls that returned false (above the outbound high water mark; Akka then buffers and retries), summed over the runs, read from the library's meter (websocketcodec.akka.writes.refused); – where not observed (the other transports).");
         page.AppendLine();
         page.AppendLine("| clients | variant | median msgs/s | min | max | × dotnetty | runs | stalled | failed | refusals |");
         page.AppendLine("|--:|---|--:|--:|--:|--:|--:|--:|--:|--:|");

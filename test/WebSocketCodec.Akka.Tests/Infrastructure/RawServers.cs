@@ -4,7 +4,7 @@ using System.Text;
 
 namespace WebSocketCodec.Akka.Tests.Infrastructure;
 
-/// <summary>TCP endpoints that are not a websocket transport: a closed port, and a plain HTTP server.</summary>
+/// <summary>TCP endpoints that are not a websocket transport: a closed port, a plain HTTP server, a silent one.</summary>
 public static class RawServers
 {
     /// <summary>A port on 127.0.0.1 that nobody listens on (bound for a moment to find it, then released).</summary>
@@ -49,6 +49,42 @@ public static class RawServers
                     {
                         // the client went away: next one
                     }
+                }
+            }
+        }, CancellationToken.None);
+        return ((IPEndPoint)listener.LocalEndpoint).Port;
+    }
+
+    /// <summary>A server on 127.0.0.1 that accepts connections and never answers (a hung peer, a black-holing proxy);
+    /// returns its port. It stops, closing what it accepted, when <paramref name="stop"/> is cancelled.</summary>
+    public static int Silent(CancellationToken stop)
+    {
+        var listener = new TcpListener(IPAddress.Loopback, 0);
+        listener.Start();
+        var accepted = new List<Socket>();
+        stop.Register(() =>
+        {
+            listener.Stop();
+            lock (accepted)
+            {
+                accepted.ForEach(socket => socket.Dispose());
+            }
+        });
+        _ = Task.Run(async () =>
+        {
+            while (!stop.IsCancellationRequested)
+            {
+                try
+                {
+                    Socket client = await listener.AcceptSocketAsync(stop);
+                    lock (accepted)
+                    {
+                        accepted.Add(client);
+                    }
+                }
+                catch (Exception error) when (error is OperationCanceledException or SocketException or ObjectDisposedException)
+                {
+                    return;
                 }
             }
         }, CancellationToken.None);

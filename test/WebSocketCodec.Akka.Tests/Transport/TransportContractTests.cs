@@ -75,6 +75,20 @@ public sealed class TransportContractTests : global::Akka.TestKit.Xunit2.TestKit
     }
 
     [Fact]
+    public async Task Associating_with_a_server_that_never_answers_fails_with_InvalidAssociationException_after_the_connection_timeout()
+    {
+        using var stop = new CancellationTokenSource();
+        int port = RawServers.Silent(stop.Token);
+        WebSocketTransport a = _transports.Create("connection-timeout = 1 s");
+        await TransportHarness.ListenAsync(a, TestActor);
+
+        InvalidAssociationException error = await Assert.ThrowsAsync<InvalidAssociationException>(
+            () => a.Associate(new Address("ws", "silent", "127.0.0.1", port)).WaitAsync(Wait));
+
+        Assert.Contains("connection-timeout", error.Message, StringComparison.Ordinal);
+    }
+
+    [Fact]
     public async Task Associating_with_a_plain_http_server_that_answers_404_fails_with_InvalidAssociationException()
     {
         using var stop = new CancellationTokenSource();
