@@ -44,8 +44,7 @@ public static class WebSocketClient
             {
                 var tls = new SslStream(stream, leaveInnerStreamOpen: false);
                 stream = tls;
-                SslClientAuthenticationOptions authentication = options.Tls ?? new SslClientAuthenticationOptions();
-                authentication.TargetHost ??= uri.IdnHost;
+                SslClientAuthenticationOptions authentication = ForHost(options.Tls, uri.IdnHost);
                 await tls.AuthenticateAsClientAsync(authentication, deadline.Token).ConfigureAwait(false);
             }
 
@@ -121,5 +120,37 @@ public static class WebSocketClient
     {
         stream?.Dispose();
         socket.Dispose();
+    }
+
+    /// <summary>The caller's TLS options with <c>TargetHost</c> defaulted to <paramref name="host"/>, in a copy: options
+    /// shared by connections to several hosts (an Akka transport's) must not keep the first one's name.</summary>
+    private static SslClientAuthenticationOptions ForHost(SslClientAuthenticationOptions? tls, string host)
+    {
+        if (tls?.TargetHost is not null)
+        {
+            return tls;
+        }
+
+        if (tls is null)
+        {
+            return new SslClientAuthenticationOptions { TargetHost = host };
+        }
+
+        return new SslClientAuthenticationOptions
+        {
+            TargetHost = host,
+            AllowRenegotiation = tls.AllowRenegotiation,
+            AllowTlsResume = tls.AllowTlsResume,
+            ApplicationProtocols = tls.ApplicationProtocols,
+            CertificateChainPolicy = tls.CertificateChainPolicy,
+            CertificateRevocationCheckMode = tls.CertificateRevocationCheckMode,
+            CipherSuitesPolicy = tls.CipherSuitesPolicy,
+            ClientCertificateContext = tls.ClientCertificateContext,
+            ClientCertificates = tls.ClientCertificates,
+            EnabledSslProtocols = tls.EnabledSslProtocols,
+            EncryptionPolicy = tls.EncryptionPolicy,
+            LocalCertificateSelectionCallback = tls.LocalCertificateSelectionCallback,
+            RemoteCertificateValidationCallback = tls.RemoteCertificateValidationCallback,
+        };
     }
 }

@@ -42,6 +42,37 @@ public sealed class LoopbackInteropTests
         Assert.Equal((CloseStatus)4000, info.ReceivedStatus);
     }
 
+    [Fact]
+    public async Task OneTlsOptionsObjectNamesEachConnectionsOwnHost()
+    {
+        // An Akka transport shares one options object among its associations to many hosts: the first connection must
+        // not leave its host name in it for the next ones.
+        await using EchoServerHost server = await EchoServerHost.StartAsync(new EchoServerOptions { Port = 0, Tls = true });
+        var named = new System.Collections.Concurrent.ConcurrentQueue<string>();
+        var options = new WebSocketClientOptions
+        {
+            Tls = new SslClientAuthenticationOptions
+            {
+                RemoteCertificateValidationCallback = (sender, _, _, _) =>
+                {
+                    named.Enqueue(((SslStream)sender).TargetHostName);
+                    return true;
+                },
+            },
+        };
+
+        foreach (string host in new[] { "127.0.0.1", "localhost" })
+        {
+            await using MessageWebSocket socket = await WebSocketClient.ConnectMessagesAsync(new UriBuilder(server.Url) { Host = host }.Uri, options);
+            await socket.SendTextAsync(host);
+            using WebSocketMessage? echoed = await socket.ReceiveAsync(RawHttp.Timeout());
+            Assert.Equal(host, echoed!.GetText());
+        }
+
+        Assert.Equal(["127.0.0.1", "localhost"], named);
+        Assert.Null(options.Tls.TargetHost);
+    }
+
     [Theory]
     [InlineData(false)]
     [InlineData(true)]
