@@ -117,7 +117,7 @@ public sealed class WebSocketTransport : global::Akka.Remote.Transport.Transport
             }
             catch (Exception error) when (error is not OutOfMemoryException)
             {
-                string why = error is OperationCanceledException && !_shutdown.IsCancellationRequested
+                string why = timeout.IsCancellationRequested && !_shutdown.IsCancellationRequested
                     ? $"no websocket within the connection-timeout of {_settings.ConnectionTimeout}"
                     : error.Message;
                 throw new InvalidAssociationException($"Failed to associate with {remoteAddress} at {uri}: {why}", error);
