@@ -1,6 +1,6 @@
-using System.Net;
 using System.Security.Cryptography;
 using System.Security.Cryptography.X509Certificates;
+using WebSocketCodec.Samples.EchoServer;
 
 namespace WebSocketCodec.Akka.PingPong;
 
@@ -23,19 +23,10 @@ public sealed class TestCertificate : IDisposable
     /// <summary>The file's password.</summary>
     public string Password { get; }
 
-    /// <summary>Makes the certificate (RSA 2048, valid for a day) and writes the file.</summary>
+    /// <summary>Makes the certificate (the samples' self-signed one, valid for a day) and writes the file.</summary>
     public static TestCertificate Create()
     {
-        using var key = RSA.Create(2048);
-        var request = new CertificateRequest("CN=localhost", key, HashAlgorithmName.SHA256, RSASignaturePadding.Pkcs1);
-        var names = new SubjectAlternativeNameBuilder();
-        names.AddDnsName("localhost");
-        names.AddIpAddress(IPAddress.Loopback);
-        request.CertificateExtensions.Add(names.Build());
-        request.CertificateExtensions.Add(new X509BasicConstraintsExtension(false, false, 0, false));
-        request.CertificateExtensions.Add(new X509KeyUsageExtension(X509KeyUsageFlags.DigitalSignature | X509KeyUsageFlags.KeyEncipherment, false));
-        request.CertificateExtensions.Add(new X509EnhancedKeyUsageExtension([new Oid("1.3.6.1.5.5.7.3.1"), new Oid("1.3.6.1.5.5.7.3.2")], false));
-        using X509Certificate2 certificate = request.CreateSelfSigned(DateTimeOffset.UtcNow.AddMinutes(-5), DateTimeOffset.UtcNow.AddDays(1));
+        using X509Certificate2 certificate = SelfSignedCertificate.Create();
 
         string password = Convert.ToHexString(RandomNumberGenerator.GetBytes(12));
         string folder = Directory.CreateTempSubdirectory("akka-pingpong-").FullName;

@@ -1,6 +1,6 @@
-using System.Net;
 using System.Security.Cryptography;
 using System.Security.Cryptography.X509Certificates;
+using WebSocketCodec.Samples.EchoServer;
 
 namespace WebSocketCodec.Akka.Tests.Infrastructure;
 
@@ -32,14 +32,7 @@ public sealed class PfxFile : IDisposable
     /// <summary>Creates the certificate and writes the file.</summary>
     public static PfxFile Create()
     {
-        using var key = ECDsa.Create(ECCurve.NamedCurves.nistP256);
-        var request = new CertificateRequest("CN=localhost", key, HashAlgorithmName.SHA256);
-        var names = new SubjectAlternativeNameBuilder();
-        names.AddDnsName("localhost");
-        names.AddIpAddress(IPAddress.Loopback);
-        request.CertificateExtensions.Add(names.Build());
-        request.CertificateExtensions.Add(new X509EnhancedKeyUsageExtension([new Oid("1.3.6.1.5.5.7.3.1")], false));
-        using X509Certificate2 certificate = request.CreateSelfSigned(DateTimeOffset.UtcNow.AddMinutes(-5), DateTimeOffset.UtcNow.AddHours(1));
+        using X509Certificate2 certificate = SelfSignedCertificate.Create();
         string password = Convert.ToHexString(RandomNumberGenerator.GetBytes(8));
         string path = System.IO.Path.Combine(System.IO.Path.GetTempPath(), $"akka-ws-{Guid.NewGuid():N}.pfx");
         File.WriteAllBytes(path, certificate.Export(X509ContentType.Pkcs12, password));
