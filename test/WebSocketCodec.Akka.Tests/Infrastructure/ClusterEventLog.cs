@@ -28,9 +28,10 @@ public sealed class ClusterEventLog
         return log;
     }
 
-    /// <summary>Whether <paramref name="address"/> was seen unreachable.</summary>
-    public bool SawUnreachable(Address address) =>
-        _events.Any(e => e is ClusterEvent.UnreachableMember unreachable && unreachable.Member.Address == address);
+    /// <summary>Whether <paramref name="address"/> was seen unreachable (in the events from index
+    /// <paramref name="since"/> on).</summary>
+    public bool SawUnreachable(Address address, int since = 0) =>
+        _events.Skip(since).Any(e => e is ClusterEvent.UnreachableMember unreachable && unreachable.Member.Address == address);
 
     /// <summary>Whether <paramref name="address"/> was seen removed after <paramref name="previous"/> (Exiting: it left;
     /// Down: it was downed).</summary>
