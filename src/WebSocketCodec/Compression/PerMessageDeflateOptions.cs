@@ -1,0 +1,42 @@
+using System.IO.Compression;
+
+namespace WebSocketCodec;
+
+/// <summary>
+/// The permessage-deflate extension (RFC 7692) as one side wants it, server or client. "Own" is this side's
+/// compressor, "peer" the other side's. A server accepts an offer that fits; a client offers it and checks the answer.
+/// </summary>
+public sealed record PerMessageDeflateOptions
+{
+    /// <summary>Whether this side keeps its compression context from message to message (better ratios; the context
+    /// costs memory per websocket: about 256 KiB of zlib state for a 15-bit window). Off: this side asks for
+    /// <c>*_no_context_takeover</c> on its own messages and starts each one afresh.</summary>
+    public bool OwnContextTakeover { get; init; } = true;
+
+    /// <summary>Whether the peer may keep its context (off: this side asks for the peer's
+    /// <c>*_no_context_takeover</c>, so inflating the peer's messages needs no state between messages).</summary>
+    public bool PeerContextTakeover { get; init; } = true;
+
+    /// <summary>The largest LZ77 window the peer may use, 8 to 15 bits (null: the peer's choice, 15). Inflating reads
+    /// any window; a smaller one only saves the peer memory.</summary>
+    public int? PeerMaxWindowBits { get; init; }
+
+    /// <summary>The compression level of this side's messages.</summary>
+    public CompressionLevel Level { get; init; } = CompressionLevel.Fastest;
+
+    /// <summary>Messages shorter than this many bytes are sent uncompressed (RSV1 clear, which the extension allows per
+    /// message): below a few dozen bytes deflate rarely wins.</summary>
+    public int Threshold { get; init; } = 32;
+
+    /// <summary>Checks the values; throws <see cref="ArgumentOutOfRangeException"/> on one out of range.</summary>
+    public void Validate()
+    {
+        if (PeerMaxWindowBits is { } bits)
+        {
+            ArgumentOutOfRangeException.ThrowIfLessThan(bits, DeflateParameters.MinWindowBits, nameof(PeerMaxWindowBits));
+            ArgumentOutOfRangeException.ThrowIfGreaterThan(bits, DeflateParameters.MaxWindowBits, nameof(PeerMaxWindowBits));
+        }
+
+        ArgumentOutOfRangeException.ThrowIfNegative(Threshold, nameof(Threshold));
+    }
+}
