@@ -25,8 +25,11 @@ public sealed class FrameDecoder
     private readonly long _maxMessage;
     private readonly int _forbiddenRsv;
     private readonly bool _validateUtf8;
+    private readonly bool _deflate; // permessage-deflate: RSV1 on a message's first frame marks it compressed
     private readonly bool _requireMask;
     private readonly int _expectedMaskBit;
+
+    private const int CompressedRsv = 4; // RSV1
 
     private const byte PayloadOpenFlag = 1;
     private const byte MessageOpenFlag = 2;
@@ -35,6 +38,7 @@ public sealed class FrameDecoder
     private byte _flags; // PayloadOpenFlag | MessageOpenFlag | FailedFlag: zero on the fast path
     private readonly int _smallFrameLimit; // min(125, frame limit): a whole frame up to this takes the fast path
     private bool _messageIsText;
+    private bool _messageCompressed;
     private long _messageLength;
     private int _messageFrames; // frames of the open (or last) data message so far
     private readonly int _maxFrames; // int.MaxValue when unlimited
@@ -64,7 +68,8 @@ public sealed class FrameDecoder
         _maxMessage = options.MaxMessagePayloadLength;
         ArgumentOutOfRangeException.ThrowIfNegative(options.MaxFragmentsPerMessage);
         _maxFrames = options.MaxFragmentsPerMessage == 0 ? int.MaxValue : options.MaxFragmentsPerMessage;
-        _forbiddenRsv = ~options.AllowedRsv & 7;
+        _deflate = options.PerMessageDeflate;
+        _forbiddenRsv = ~(options.AllowedRsv | (_deflate ? CompressedRsv : 0)) & 7;
         _validateUtf8 = options.ValidateUtf8;
     }
 
@@ -375,6 +380,11 @@ public sealed class FrameDecoder
         }
 
         WebSocketOpcode opcode = header.Opcode;
+        if (_deflate && (header.Rsv & CompressedRsv) != 0 && !IsMessageStart(opcode))
+        {
+            return ProtocolViolation.ReservedBitsSet; // RFC 7692 §6.1: RSV1 on a message's first frame only
+        }
+
         if (header.IsControl)
         {
             return opcode == WebSocketOpcode.Close && header.PayloadLength == 1
@@ -419,6 +429,11 @@ public sealed class FrameDecoder
         }
 
         var opcode = (WebSocketOpcode)(first & 0x0F);
+        if (_deflate && ((first >> 4) & CompressedRsv) != 0 && !IsMessageStart(opcode))
+        {
+            return ProtocolViolation.ReservedBitsSet;
+        }
+
         if (opcode == WebSocketOpcode.Continuation)
         {
             return MessageOpen ? ProtocolViolation.None : ProtocolViolation.UnexpectedContinuation;
@@ -428,6 +443,8 @@ public sealed class FrameDecoder
             ? ProtocolViolation.ExpectedContinuation
             : ProtocolViolation.None;
     }
+
+    private static bool IsMessageStart(WebSocketOpcode opcode) => opcode is WebSocketOpcode.Text or WebSocketOpcode.Binary;
 
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
     private ProtocolViolation CheckRsvAndMask(int rsv, bool masked)
@@ -470,6 +487,7 @@ public sealed class FrameDecoder
         if (opcode != WebSocketOpcode.Continuation)
         {
             _messageIsText = opcode == WebSocketOpcode.Text;
+            _messageCompressed = _deflate && (header.Rsv & CompressedRsv) != 0;
             _messageLength = 0;
             _messageFrames = 0;
             if (_messageIsText)
@@ -481,7 +499,7 @@ public sealed class FrameDecoder
         _messageLength += header.PayloadLength;
         _messageFrames++;
         MessageOpen = !header.Fin;
-        _kind = _messageIsText && _validateUtf8 ? PayloadKind.Text : PayloadKind.Other;
+        _kind = _messageIsText && _validateUtf8 && !_messageCompressed ? PayloadKind.Text : PayloadKind.Other;
     }
 
     private ProtocolViolation CheckText(ReadOnlySpan<byte> chunk, bool messageEnds) =>

@@ -22,6 +22,12 @@ public sealed record FrameDecoderOptions
     /// with 1002. None by default.</summary>
     public int AllowedRsv { get; init; }
 
+    /// <summary>Whether permessage-deflate (RFC 7692) was negotiated: RSV1 then marks a compressed message and is
+    /// allowed on the first frame of a Text or Binary message only (on a control or continuation frame it still fails
+    /// with 1002). A compressed text message is not checked for UTF-8 here: the layer that inflates it checks the
+    /// inflated text. Message limits apply to the bytes on the wire; the inflated size is that layer's to bound.</summary>
+    public bool PerMessageDeflate { get; init; }
+
     /// <summary>Whether text messages and close reasons are checked to be UTF-8 (1007 otherwise). On by default; turn
     /// off only when a layer above validates.</summary>
     public bool ValidateUtf8 { get; init; } = true;

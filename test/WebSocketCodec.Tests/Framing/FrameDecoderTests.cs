@@ -145,6 +145,55 @@ public class FrameDecoderTests
     }
 
     [Fact]
+    public void WithPerMessageDeflateRsv1MarksTheFirstFrameOfADataMessageOnly()
+    {
+        var options = new FrameDecoderOptions { PerMessageDeflate = true };
+        byte[] notUtf8 = [0xF2, 0x48, 0xCD, 0xC9, 0xC9, 0x07, 0x00]; // "Hello", deflated: not UTF-8 text
+
+        Assert.Equal(ProtocolViolation.None, Run(new FrameDecoder(WebSocketRole.Server, options), Frame(1, notUtf8, rsv: 4)));
+        Assert.Equal(ProtocolViolation.None, Run(new FrameDecoder(WebSocketRole.Server, options), Frame(2, notUtf8, rsv: 4)));
+        // Fragmented: RSV1 on the first frame; the continuations' compressed bytes are not checked as text either.
+        Assert.Equal(ProtocolViolation.None, Run(new FrameDecoder(WebSocketRole.Server, options),
+            Frame(1, notUtf8[..3], fin: false, rsv: 4), Frame(0, notUtf8[3..], fin: true)));
+        // An uncompressed text message after a compressed one is checked again.
+        Assert.Equal(ProtocolViolation.InvalidTextUtf8, Run(new FrameDecoder(WebSocketRole.Server, options),
+            Frame(1, notUtf8, rsv: 4), Frame(1, notUtf8, fin: false), Frame(0, [], fin: true)));
+        Assert.Equal(ProtocolViolation.InvalidTextUtf8, Run(new FrameDecoder(WebSocketRole.Server, options), Frame(1, notUtf8, rsv: 4), Frame(1, notUtf8)));
+    }
+
+    [Theory]
+    [InlineData(0, false, 4)] // a continuation
+    [InlineData(9, true, 4)] // a Ping
+    [InlineData(10, true, 4)] // a Pong
+    [InlineData(8, true, 4)] // a Close
+    [InlineData(1, true, 2)] // RSV2 is not permessage-deflate's
+    [InlineData(2, true, 1)] // nor RSV3
+    public void WithPerMessageDeflateRsvBitsElsewhereFailWith1002(int opcode, bool fin, int rsv)
+    {
+        var decoder = new FrameDecoder(WebSocketRole.Server, new FrameDecoderOptions { PerMessageDeflate = true });
+        byte[][] frames = opcode == 0
+            ? [Frame(2, [1], fin: false, rsv: 4), Frame(0, [2], fin: fin, rsv: rsv)]
+            : [Frame(opcode, opcode == 8 ? Close(1000) : [1], fin: fin, rsv: rsv)];
+
+        Assert.Equal(ProtocolViolation.ReservedBitsSet, Run(decoder, frames));
+
+        // From the first two bytes alone too.
+        var early = new FrameDecoder(WebSocketRole.Server, new FrameDecoderOptions { PerMessageDeflate = true });
+        if (opcode != 0)
+        {
+            Assert.Equal(OperationStatus.InvalidData, early.ReadHeader([(byte)(0x80 | (rsv << 4) | opcode), 0x81], out _, out _)); // masked, 1 byte: the mask key still to come
+            Assert.Equal(ProtocolViolation.ReservedBitsSet, early.Violation);
+        }
+    }
+
+    [Fact]
+    public void WithoutPerMessageDeflateACompressedFrameFailsWith1002()
+    {
+        Assert.Equal(ProtocolViolation.ReservedBitsSet, Run(new FrameDecoder(WebSocketRole.Server), Frame(1, [0xF2, 0x00], rsv: 4)));
+        Assert.Equal(ProtocolViolation.ReservedBitsSet, Run(new FrameDecoder(WebSocketRole.Client), Frame(2, [0xF2, 0x00], masked: false, rsv: 4)));
+    }
+
+    [Fact]
     public void LeadByteViolationsFailBeforeTheHeaderIsComplete()
     {
         // FIN=1, RSV1, Binary, MASK=1, 16-bit length — only 2 of 8 header bytes present.
