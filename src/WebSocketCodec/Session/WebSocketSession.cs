@@ -15,7 +15,7 @@ namespace WebSocketCodec;
 /// </summary>
 public sealed partial class WebSocketSession : IDisposable
 {
-    private readonly FrameDecoder _decoder;
+    private FrameDecoder _decoder; // replaced once by EnablePerMessageDeflate, before the first Receive
     private readonly FrameEncoder _encoder;
     private readonly ArrayPool<byte> _pool;
     private readonly TimeProvider _time;
@@ -286,6 +286,17 @@ public sealed partial class WebSocketSession : IDisposable
             }
 
             _handlerInputEnd = offset;
+            if (IsCompressed(header))
+            {
+                if (Inflate(header, payload, out FrameHeader inflatedHeader) != ProtocolViolation.None)
+                {
+                    return Violated(input, offset, header, out consumed); // the whole frame was consumed
+                }
+
+                header = inflatedHeader;
+                payload = Inflated;
+            }
+
             bool goOn = OnFrame(header, payload, ref handler);
             if (_gather.IsActive)
             {
@@ -437,8 +448,12 @@ public sealed partial class WebSocketSession : IDisposable
         return SessionTimerResult.None;
     }
 
-    /// <summary>Returns the buffer of a partly gathered frame to the pool.</summary>
-    public void Dispose() => Abort();
+    /// <summary>Returns the buffer of a partly gathered frame to the pool, and frees permessage-deflate's state.</summary>
+    public void Dispose()
+    {
+        Abort();
+        ReleaseInflater();
+    }
 
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
     private bool OnFrame<THandler>(in FrameHeader header, Span<byte> payload, ref THandler handler)

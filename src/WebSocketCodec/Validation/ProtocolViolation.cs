@@ -62,4 +62,7 @@ public enum ProtocolViolation : byte
 
     /// <summary>A frame whose payload arrives slower than the configured minimum data rate (1008).</summary>
     FrameTooSlow,
+
+    /// <summary>A permessage-deflate message whose data does not inflate (RFC 7692 §6.2) (1007).</summary>
+    InvalidCompressedData,
 }

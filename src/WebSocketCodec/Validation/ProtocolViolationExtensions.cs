@@ -3,13 +3,13 @@ namespace WebSocketCodec;
 /// <summary>Maps a <see cref="ProtocolViolation"/> to its close status and a human-readable reason.</summary>
 public static class ProtocolViolationExtensions
 {
-    /// <summary>The close status to send for <paramref name="violation"/>: 1009 for size limits, 1008 for the fragment limit and the minimum data rate, 1007 for invalid UTF-8,
+    /// <summary>The close status to send for <paramref name="violation"/>: 1009 for size limits, 1008 for the fragment limit and the minimum data rate, 1007 for invalid UTF-8 and compressed data that does not inflate,
     /// 1002 for every other rule, and 1000 for <see cref="ProtocolViolation.None"/>.</summary>
     public static CloseStatus ToCloseStatus(this ProtocolViolation violation) => violation switch
     {
         ProtocolViolation.None => CloseStatus.NormalClosure,
         ProtocolViolation.FrameTooBig or ProtocolViolation.MessageTooBig => CloseStatus.MessageTooBig,
-        ProtocolViolation.InvalidTextUtf8 or ProtocolViolation.InvalidCloseReasonUtf8 => CloseStatus.InvalidPayloadData,
+        ProtocolViolation.InvalidTextUtf8 or ProtocolViolation.InvalidCloseReasonUtf8 or ProtocolViolation.InvalidCompressedData => CloseStatus.InvalidPayloadData,
         ProtocolViolation.TooManyFragments or ProtocolViolation.FrameTooSlow => CloseStatus.PolicyViolation,
         _ => CloseStatus.ProtocolError,
     };
@@ -34,6 +34,7 @@ public static class ProtocolViolationExtensions
         ProtocolViolation.InvalidCloseStatus => "invalid close status code",
         ProtocolViolation.InvalidCloseReasonUtf8 => "close reason is not valid UTF-8",
         ProtocolViolation.InvalidTextUtf8 => "text message is not valid UTF-8",
+        ProtocolViolation.InvalidCompressedData => "compressed message does not inflate",
         ProtocolViolation.TooManyFragments => "message in more fragments than the limit",
         ProtocolViolation.FrameTooSlow => "frame arriving slower than the minimum data rate",
         _ => "unknown violation",
