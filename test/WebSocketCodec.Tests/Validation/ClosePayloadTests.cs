@@ -72,7 +72,7 @@ public class ClosePayloadTests
             {
                 ProtocolViolation.None => CloseStatus.NormalClosure,
                 ProtocolViolation.FrameTooBig or ProtocolViolation.MessageTooBig => CloseStatus.MessageTooBig,
-                ProtocolViolation.InvalidTextUtf8 or ProtocolViolation.InvalidCloseReasonUtf8 => CloseStatus.InvalidPayloadData,
+                ProtocolViolation.InvalidTextUtf8 or ProtocolViolation.InvalidCloseReasonUtf8 or ProtocolViolation.InvalidCompressedData => CloseStatus.InvalidPayloadData,
                 ProtocolViolation.TooManyFragments or ProtocolViolation.FrameTooSlow => CloseStatus.PolicyViolation,
                 _ => CloseStatus.ProtocolError,
             };
