@@ -7,7 +7,7 @@ namespace WebSocketCodec;
 /// four, so the sync flush's <c>00 00 FF FF</c> tail can be dropped (RFC 7692 §7.2.1). Without a target (between
 /// messages, and while a compressor is disposed) the bytes are discarded.
 /// </summary>
-internal sealed class DeflateSink : Stream
+internal sealed class DeflateSink : OneWayStream
 {
     private readonly byte[] _held = new byte[4];
     private int _heldCount;
@@ -69,29 +69,11 @@ internal sealed class DeflateSink : Stream
 
     public override void WriteByte(byte value) => Write(new ReadOnlySpan<byte>(in value));
 
-    public override void Flush()
-    {
-    }
-
     public override bool CanRead => false;
-
-    public override bool CanSeek => false;
 
     public override bool CanWrite => true;
 
-    public override long Length => throw new NotSupportedException();
-
-    public override long Position
-    {
-        get => throw new NotSupportedException();
-        set => throw new NotSupportedException();
-    }
-
     public override int Read(byte[] buffer, int offset, int count) => throw new NotSupportedException();
-
-    public override long Seek(long offset, SeekOrigin origin) => throw new NotSupportedException();
-
-    public override void SetLength(long value) => throw new NotSupportedException();
 
     private void Pass(ReadOnlySpan<byte> bytes)
     {

@@ -5,7 +5,7 @@ namespace WebSocketCodec;
 /// <summary>The stream an inflater reads from: one fragment's compressed bytes (copied into a pooled buffer, kept
 /// between fragments) and, at the end of a message, the tail. It returns 0 when they are used up; the inflater then
 /// waits for the next fragment.</summary>
-internal sealed class InflateSource(ArrayPool<byte> pool) : Stream
+internal sealed class InflateSource(ArrayPool<byte> pool) : OneWayStream
 {
     private byte[] _buffer = [];
     private int _start;
@@ -54,25 +54,7 @@ internal sealed class InflateSource(ArrayPool<byte> pool) : Stream
 
     public override bool CanRead => true;
 
-    public override bool CanSeek => false;
-
     public override bool CanWrite => false;
-
-    public override long Length => throw new NotSupportedException();
-
-    public override long Position
-    {
-        get => throw new NotSupportedException();
-        set => throw new NotSupportedException();
-    }
-
-    public override void Flush()
-    {
-    }
-
-    public override long Seek(long offset, SeekOrigin origin) => throw new NotSupportedException();
-
-    public override void SetLength(long value) => throw new NotSupportedException();
 
     public override void Write(byte[] buffer, int offset, int count) => throw new NotSupportedException();
 }
