@@ -13,6 +13,7 @@ internal static class AcceptOptionsResolver
         configure?.Invoke(options);
         ArgumentNullException.ThrowIfNull(options.Session, nameof(WebSocketAcceptOptions.Session));
         ArgumentOutOfRangeException.ThrowIfNegativeOrZero(options.MaxConcurrentWebSockets, nameof(WebSocketAcceptOptions.MaxConcurrentWebSockets));
+        options.Deflate?.Validate();
         return options;
     }
 }

@@ -47,7 +47,8 @@ internal static class KestrelHandshake
 
     /// <summary>Accepts: 101 with the accept value over HTTP/1.1, 200 without END_STREAM over HTTP/2; returns the
     /// stream that carries the websocket both ways.</summary>
-    public static async Task<Stream> AcceptAsync(HttpContext context, WebSocketUpgradeRequest upgrade, bool multiplexed, string? subprotocol)
+    public static async Task<Stream> AcceptAsync(
+        HttpContext context, WebSocketUpgradeRequest upgrade, bool multiplexed, string? subprotocol, string? extensions = null)
     {
         // A websocket outlives any request timeout.
         context.Features.Get<IHttpRequestTimeoutFeature>()?.DisableTimeout();
@@ -55,6 +56,11 @@ internal static class KestrelHandshake
         if (subprotocol is not null)
         {
             headers["Sec-WebSocket-Protocol"] = subprotocol;
+        }
+
+        if (extensions is not null)
+        {
+            headers["Sec-WebSocket-Extensions"] = extensions;
         }
 
         HandshakeTelemetry.Record(context.Request, multiplexed ? 200 : 101);

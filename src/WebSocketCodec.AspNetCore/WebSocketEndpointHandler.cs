@@ -43,7 +43,8 @@ internal sealed partial class WebSocketEndpointHandler(
             return;
         }
 
-        Stream stream = await KestrelHandshake.AcceptAsync(context, upgrade!, multiplexed, subprotocol).ConfigureAwait(false);
+        (DeflateParameters? deflate, string? extensions) = options.NegotiateDeflate(upgrade!);
+        Stream stream = await KestrelHandshake.AcceptAsync(context, upgrade!, multiplexed, subprotocol, extensions).ConfigureAwait(false);
         HttpResponse response = context.Response;
         IDuplexPipe transport = multiplexed
             ? new StreamTransport(stream, leaveOpen: true, bufferSize: 32 * 1024, zeroByteReads: true, () => new ValueTask(response.CompleteAsync()), writesFlush: true)
@@ -52,6 +53,10 @@ internal sealed partial class WebSocketEndpointHandler(
         {
             TransportAbort = context.Abort, // a peer that stopped reading: the connection (HTTP/1.1) or RST_STREAM (HTTP/2)
         };
+        if (deflate is { } parameters)
+        {
+            connection.EnablePerMessageDeflate(parameters);
+        }
 
         // The connection's end or the client's RST_STREAM aborts this websocket (and only this one).
         using CancellationTokenRegistration aborted = context.RequestAborted.UnsafeRegister(

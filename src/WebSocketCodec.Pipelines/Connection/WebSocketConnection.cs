@@ -83,6 +83,10 @@ public sealed partial class WebSocketConnection : IDisposable, IAsyncDisposable,
     /// </summary>
     public Action? TransportAbort { get; set; }
 
+    /// <summary>Turns permessage-deflate on as the handshake negotiated it (before <see cref="RunAsync(IWebSocketFrameListener, CancellationToken)"/>):
+    /// the peer's compressed messages are inflated before the listener sees them.</summary>
+    internal void EnablePerMessageDeflate(DeflateParameters parameters) => _session.EnablePerMessageDeflate(parameters);
+
     /// <summary>Which end this is.</summary>
     public WebSocketRole Role => _session.Role;
 

@@ -9,6 +9,20 @@ namespace WebSocketCodec;
 /// after). A server takes a copy when it starts: later changes to the instance do not reach it.</remarks>
 public sealed class WebSocketAcceptOptions
 {
+    /// <summary>permessage-deflate (RFC 7692): null (the default) declines it, as ASP.NET Core does; set, the first
+    /// offer these options can accept is accepted and the client's compressed messages are inflated before the
+    /// application sees them (bounded by <see cref="WebSocketSessionOptions.MaxMessagePayloadLength"/>). Accepted on
+    /// the Kestrel endpoint so far (HTTP/1.1 and HTTP/2); this side sends its own messages uncompressed, which the
+    /// extension allows per message.</summary>
+    public PerMessageDeflateOptions? Deflate { get; set; }
+
+    /// <summary>Negotiates permessage-deflate for <paramref name="request"/> when <see cref="Deflate"/> is set.</summary>
+    /// <returns>The settled parameters and the response's <c>Sec-WebSocket-Extensions</c> value, or nulls.</returns>
+    internal (DeflateParameters? Parameters, string? Answer) NegotiateDeflate(WebSocketUpgradeRequest request) =>
+        Deflate is { } deflate && PerMessageDeflateNegotiation.TryAccept(request.Extensions, deflate, out DeflateParameters parameters, out string? answer)
+            ? (parameters, answer)
+            : (null, null);
+
     /// <summary>Limits and timeouts of the websocket once open.</summary>
     public WebSocketSessionOptions Session { get; set; } = WebSocketSessionOptions.Default;
 
