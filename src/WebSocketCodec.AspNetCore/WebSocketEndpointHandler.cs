@@ -55,7 +55,7 @@ internal sealed partial class WebSocketEndpointHandler(
         };
         if (deflate is { } parameters)
         {
-            connection.EnablePerMessageDeflate(parameters);
+            connection.EnablePerMessageDeflate(parameters, options.Deflate!);
         }
 
         // The connection's end or the client's RST_STREAM aborts this websocket (and only this one).

@@ -147,6 +147,7 @@ public sealed partial class WebSocketConnection
         finally
         {
             _output.Release();
+            Sender.ReleaseDeflater();
         }
     }
 

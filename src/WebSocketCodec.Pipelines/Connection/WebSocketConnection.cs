@@ -84,8 +84,14 @@ public sealed partial class WebSocketConnection : IDisposable, IAsyncDisposable,
     public Action? TransportAbort { get; set; }
 
     /// <summary>Turns permessage-deflate on as the handshake negotiated it (before <see cref="RunAsync(IWebSocketFrameListener, CancellationToken)"/>):
-    /// the peer's compressed messages are inflated before the listener sees them.</summary>
-    internal void EnablePerMessageDeflate(DeflateParameters parameters) => _session.EnablePerMessageDeflate(parameters);
+    /// the peer's compressed messages are inflated before the listener sees them, and whole messages sent with
+    /// <c>Send</c>, <c>TrySend</c> or <c>SendAsync</c> are compressed (from <see cref="PerMessageDeflateOptions.Threshold"/>
+    /// bytes up).</summary>
+    internal void EnablePerMessageDeflate(DeflateParameters parameters, PerMessageDeflateOptions options)
+    {
+        _session.EnablePerMessageDeflate(parameters);
+        Sender.EnablePerMessageDeflate(parameters, options);
+    }
 
     /// <summary>Which end this is.</summary>
     public WebSocketRole Role => _session.Role;

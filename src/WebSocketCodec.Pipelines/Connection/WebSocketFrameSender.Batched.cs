@@ -30,7 +30,7 @@ public sealed partial class WebSocketFrameSender
 
             flush = _batchedFlush ??= new BatchedFlush(this);
             _connection.DrainInboxLocked();
-            _output.Current.WriteFrame(_encoder, ref _order, opcode, payload, fin: true);
+            WriteData(opcode, payload, fin: true);
             stopped = _output.AfterAppendLocked();
             queue = !flush.Queued;
             flush.Queued = true;

@@ -65,7 +65,7 @@ public sealed partial class WebSocketFrameSender
             return false;
         }
 
-        _output.Current.WriteFrame(_encoder, ref _order, opcode, payload, fin); // no interface call per frame
+        WriteData(opcode, payload, fin);
         LoopSent = true;
         return true;
     }
@@ -114,7 +114,7 @@ public sealed partial class WebSocketFrameSender
             }
 
             _connection.DrainInboxLocked();
-            _output.Current.WriteFrame(_encoder, ref _order, opcode, payload, fin);
+            WriteData(opcode, payload, fin);
             stopped = _output.AfterAppendLocked();
         }
 
@@ -160,7 +160,7 @@ public sealed partial class WebSocketFrameSender
         {
             _connection.CheckCanSend();
             _connection.DrainInboxLocked();
-            _output.Current.WriteFrame(_encoder, ref _order, opcode, payload.Span, fin);
+            WriteData(opcode, payload.Span, fin);
             stopped = _output.AfterAppendLocked();
         }
 

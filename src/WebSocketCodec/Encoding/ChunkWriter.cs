@@ -60,11 +60,11 @@ internal abstract class ChunkWriter : IBufferWriter<byte>
     /// <exception cref="InvalidOperationException">The frame is out of fragment order (nothing is written).</exception>
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
     public void WriteFrame(
-        FrameEncoder encoder, ref OutboundFragmentOrder order, WebSocketOpcode opcode, ReadOnlySpan<byte> payload, bool fin)
+        FrameEncoder encoder, ref OutboundFragmentOrder order, WebSocketOpcode opcode, ReadOnlySpan<byte> payload, bool fin, int rsv = 0)
     {
         OutboundFragmentOrder next = order;
         next.Next(opcode, fin);
-        Advance(encoder.Write(GetSpan(payload.Length + FrameHeaderReader.MaxHeaderLength), opcode, payload, fin));
+        Advance(encoder.Write(GetSpan(payload.Length + FrameHeaderReader.MaxHeaderLength), opcode, payload, fin, rsv));
         order = next;
     }
 

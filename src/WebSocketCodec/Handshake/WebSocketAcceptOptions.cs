@@ -11,9 +11,10 @@ public sealed class WebSocketAcceptOptions
 {
     /// <summary>permessage-deflate (RFC 7692): null (the default) declines it, as ASP.NET Core does; set, the first
     /// offer these options can accept is accepted and the client's compressed messages are inflated before the
-    /// application sees them (bounded by <see cref="WebSocketSessionOptions.MaxMessagePayloadLength"/>). Accepted on
-    /// the Kestrel endpoint so far (HTTP/1.1 and HTTP/2); this side sends its own messages uncompressed, which the
-    /// extension allows per message.</summary>
+    /// application sees them (bounded by <see cref="WebSocketSessionOptions.MaxMessagePayloadLength"/>), and whole
+    /// messages sent with the sender's <c>Send</c>, <c>TrySend</c> and <c>SendAsync</c> are compressed (tier-1
+    /// reservations, prefixed and bulk sends, fragments and broadcasts go uncompressed, which the extension allows per
+    /// message). Accepted on the Kestrel endpoint so far (HTTP/1.1 and HTTP/2).</summary>
     public PerMessageDeflateOptions? Deflate { get; set; }
 
     /// <summary>Negotiates permessage-deflate for <paramref name="request"/> when <see cref="Deflate"/> is set.</summary>

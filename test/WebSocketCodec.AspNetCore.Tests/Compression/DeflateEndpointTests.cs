@@ -69,6 +69,35 @@ public sealed class DeflateEndpointTests
     }
 
     [Fact]
+    public async Task TheServerCompressesWholeMessagesFromTheThresholdUpWithRsv1()
+    {
+        await using KestrelHost host = await StartEchoAsync(new PerMessageDeflateOptions { Threshold = 32 });
+        using System.Net.Sockets.Socket socket = await RawHttp.ConnectAsync(host.EndPoint);
+        await socket.SendAsync(Encoding.ASCII.GetBytes(RawHttp.Upgrade("/echo", "Sec-WebSocket-Extensions: permessage-deflate; client_max_window_bits\r\n")), RawHttp.Timeout());
+        string head = await RawHttp.ReadHeadAsync(socket);
+        Assert.Contains("Sec-WebSocket-Extensions: permessage-deflate\r\n", head, StringComparison.Ordinal);
+
+        byte[] json = Encoding.UTF8.GetBytes(string.Concat(Enumerable.Repeat("{\"id\":1,\"name\":\"user\",\"online\":true},", 30)));
+        await socket.SendAsync(WireFrames.Client(WebSocketOpcode.Text, json), RawHttp.Timeout()); // uncompressed from us: allowed
+        await socket.SendAsync(WireFrames.Client(WebSocketOpcode.Text, "tiny"u8), RawHttp.Timeout()); // below the threshold
+        await socket.SendAsync(WireFrames.ClientClose(1000), RawHttp.Timeout());
+        byte[] received = await RawHttp.ReadToEndAsync(socket);
+
+        // First echo: FIN, RSV1, Text, compressed (much shorter than the JSON); second: uncompressed; then the Close.
+        Assert.Equal(0xC1, received[0]);
+        int length = received[1] & 0x7F;
+        Assert.True(length < json.Length / 4, $"{length} bytes on the wire for {json.Length}");
+        // Inflated independently: raw DEFLATE with the 00 00 FF FF tail put back (RFC 7692 §7.2.2).
+        using var compressed = new MemoryStream([.. received.AsSpan(2, length), 0x00, 0x00, 0xFF, 0xFF]);
+        using var inflate = new System.IO.Compression.DeflateStream(compressed, System.IO.Compression.CompressionMode.Decompress);
+        var inflated = new MemoryStream();
+        inflate.CopyTo(inflated);
+        Assert.Equal(json, inflated.ToArray());
+        Assert.Equal(0x81, received[2 + length]);
+        Assert.Equal("tiny"u8.ToArray(), received.AsSpan(4 + length, 4).ToArray());
+    }
+
+    [Fact]
     public async Task WithoutDeflateOptionsTheOfferIsDeclinedAndMessagesFlowUncompressed()
     {
         await using KestrelHost host = await StartEchoAsync(deflate: null);

@@ -1,0 +1,52 @@
+namespace WebSocketCodec.Pipelines;
+
+[System.Diagnostics.CodeAnalysis.SuppressMessage("Design", "CA1001", Justification = "The connection frees the compressor when its output ends (ReleaseDeflater); the sender has no lifetime of its own.")]
+public sealed partial class WebSocketFrameSender
+{
+    private MessageDeflater? _deflater; // under the output's lock, like every append
+    private InflateBuffer? _compressed;
+    private int _compressThreshold;
+    private int _compressLimit;
+
+    /// <summary>Compresses this side's whole messages from now on (permessage-deflate, as negotiated).</summary>
+    internal void EnablePerMessageDeflate(DeflateParameters parameters, PerMessageDeflateOptions options)
+    {
+        WebSocketRole role = _connection.Role;
+        lock (_output.Sync)
+        {
+            _deflater = new MessageDeflater(options.Level, parameters.CompressorKeepsContext(role));
+            _compressed = new InflateBuffer(_connection.Options.Pool ?? System.Buffers.ArrayPool<byte>.Shared);
+            _compressThreshold = options.Threshold;
+            _compressLimit = parameters.MaxCompressedMessageLength(role);
+        }
+    }
+
+    /// <summary>Frees the compressor (when the output ends).</summary>
+    internal void ReleaseDeflater()
+    {
+        lock (_output.Sync)
+        {
+            _deflater?.Dispose();
+            _deflater = null;
+            _compressed?.Release();
+        }
+    }
+
+    /// <summary>Appends one data frame, compressed (RSV1) when it is a whole Text or Binary message within the
+    /// thresholds and the extension is on; fragments, and messages below the threshold, go as they are (RSV1 clear,
+    /// which the extension allows per message). The caller holds the output's lock or is the read loop.</summary>
+    private void WriteData(WebSocketOpcode opcode, ReadOnlySpan<byte> payload, bool fin)
+    {
+        if (_deflater is { } deflater && fin && opcode != WebSocketOpcode.Continuation && !_order.InMessage
+            && payload.Length >= _compressThreshold && payload.Length <= _compressLimit)
+        {
+            _compressed!.Reset();
+            deflater.Compress(payload, _compressed);
+            _output.Current.WriteFrame(_encoder, ref _order, opcode, _compressed.Written, fin, rsv: 4);
+            _compressed.Reset();
+            return;
+        }
+
+        _output.Current.WriteFrame(_encoder, ref _order, opcode, payload, fin);
+    }
+}
