@@ -35,18 +35,30 @@ public sealed partial class WebSocketFrameSender
     /// <summary>Appends one data frame, compressed (RSV1) when it is a whole Text or Binary message within the
     /// thresholds and the extension is on; fragments, and messages below the threshold, go as they are (RSV1 clear,
     /// which the extension allows per message). The caller holds the output's lock or is the read loop.</summary>
+    [System.Runtime.CompilerServices.MethodImpl(System.Runtime.CompilerServices.MethodImplOptions.AggressiveInlining)]
     private void WriteData(WebSocketOpcode opcode, ReadOnlySpan<byte> payload, bool fin)
     {
-        if (_deflater is { } deflater && fin && opcode != WebSocketOpcode.Continuation && !_order.InMessage
-            && payload.Length >= _compressThreshold && payload.Length <= _compressLimit)
+        if (_deflater is null || !WriteCompressed(opcode, payload, fin))
         {
-            _compressed!.Reset();
-            deflater.Compress(payload, _compressed);
-            _output.Current.WriteFrame(_encoder, ref _order, opcode, _compressed.Written, fin, rsv: 4);
-            _compressed.Reset();
-            return;
+            _output.Current.WriteFrame(_encoder, ref _order, opcode, payload, fin); // the uncompressed path: one check more
+        }
+    }
+
+    /// <summary>Compresses and appends the message when it qualifies.</summary>
+    /// <returns>Whether it did.</returns>
+    [System.Runtime.CompilerServices.MethodImpl(System.Runtime.CompilerServices.MethodImplOptions.NoInlining)]
+    private bool WriteCompressed(WebSocketOpcode opcode, ReadOnlySpan<byte> payload, bool fin)
+    {
+        if (!fin || opcode == WebSocketOpcode.Continuation || _order.InMessage
+            || payload.Length < _compressThreshold || payload.Length > _compressLimit)
+        {
+            return false;
         }
 
-        _output.Current.WriteFrame(_encoder, ref _order, opcode, payload, fin);
+        _compressed!.Reset();
+        _deflater!.Compress(payload, _compressed);
+        _output.Current.WriteFrame(_encoder, ref _order, opcode, _compressed.Written, fin, rsv: 4);
+        _compressed.Reset();
+        return true;
     }
 }
