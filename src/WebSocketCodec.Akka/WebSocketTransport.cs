@@ -206,7 +206,7 @@ public sealed class WebSocketTransport : global::Akka.Remote.Transport.Transport
 
     private Task Run(WebSocketAssociationHandle handle, bool disposeAfter, IAssociationEventListener? announce = null)
     {
-        var reader = new AssociationReader(handle, handle.WebSocket, ArrayPool<byte>.Shared);
+        var reader = new AssociationReader(handle, ArrayPool<byte>.Shared);
         var started = new TaskCompletionSource(TaskCreationOptions.RunContinuationsAsynchronously);
         Task run = RunAsync(handle, reader, started.Task, disposeAfter);
         _associations[handle] = run;

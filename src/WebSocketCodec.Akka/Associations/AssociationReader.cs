@@ -12,25 +12,21 @@ namespace WebSocketCodec.Akka;
 /// websocket ends, the listener gets exactly one <see cref="Disassociated"/> after everything read before it, even
 /// when it registers after the end.
 /// </summary>
-internal sealed class AssociationReader : IWebSocketFrameListener
+internal sealed class AssociationReader : IWebSocketFrameListener, IDisposable
 {
     private readonly WebSocketAssociationHandle _handle;
-    private readonly WebSocketConnection _connection;
-    private readonly ArrayPool<byte> _pool;
+    private readonly MessageAssembler _assembler;
     private readonly object _gate = new();
     private IHandleEventListener? _listener; // read loop only, once registered
     private IHandleEventListener? _registered; // under _gate: what Akka registered (any thread)
     private List<ByteString>? _held; // under _gate
     private IHandleEvent[]? _ending; // under _gate: the last events, once the websocket ended
     private bool _endDelivered; // under _gate
-    private byte[]? _fragments;
-    private int _fragmentsLength;
 
-    public AssociationReader(WebSocketAssociationHandle handle, WebSocketConnection connection, ArrayPool<byte> pool)
+    public AssociationReader(WebSocketAssociationHandle handle, ArrayPool<byte> pool)
     {
         _handle = handle;
-        _connection = connection;
-        _pool = pool;
+        _assembler = new MessageAssembler(pool);
         handle.ReadHandlerSource.Task.ContinueWith(
             static (task, state) => ((AssociationReader)state!).Registered(task), this, CancellationToken.None,
             TaskContinuationOptions.ExecuteSynchronously, TaskScheduler.Default);
@@ -38,29 +34,19 @@ internal sealed class AssociationReader : IWebSocketFrameListener
 
     public void OnFrame(WebSocketOpcode opcode, bool fin, int rsv, Span<byte> payload)
     {
-        switch (opcode)
+        if (!_assembler.TryComplete(opcode, fin, payload, out bool isText, out ReadOnlySpan<byte> message))
         {
-            case WebSocketOpcode.Binary when fin && _fragments is null:
-                Deliver(ByteString.CopyFrom(payload)); // the copy Akka's immutable ByteString requires
-                return;
-            case WebSocketOpcode.Binary:
-                Append(payload);
-                break;
-            case WebSocketOpcode.Continuation when _fragments is not null:
-                Append(payload);
-                break;
-            default:
-                // Akka PDUs are binary messages; anything else is not from a peer of this transport.
-                _handle.Close(CloseStatus.UnsupportedData, "Akka remoting takes binary messages only");
-                return;
+            return; // a fragment: joined in the assembler's pooled buffer
         }
 
-        if (fin)
+        if (isText)
         {
-            ByteString message = ByteString.CopyFrom(_fragments.AsSpan(0, _fragmentsLength));
-            ReturnFragments();
-            Deliver(message);
+            // Akka PDUs are binary messages; anything else is not from a peer of this transport.
+            _handle.Close(CloseStatus.UnsupportedData, "Akka remoting takes binary messages only");
+            return;
         }
+
+        Deliver(ByteString.CopyFrom(message)); // the copy Akka's immutable ByteString requires
     }
 
     public ValueTask OnReadCompleteAsync(CancellationToken cancellationToken)
@@ -76,7 +62,7 @@ internal sealed class AssociationReader : IWebSocketFrameListener
 
     public void OnClose(WebSocketCloseInfo info)
     {
-        ReturnFragments();
+        Dispose();
         IHandleEvent[] ending = EndingEvents(info);
         _handle.Ended(info);
         IHandleEventListener? listener;
@@ -92,6 +78,9 @@ internal sealed class AssociationReader : IWebSocketFrameListener
 
         DeliverEnd(listener);
     }
+
+    /// <summary>Returns the assembler's pooled buffer (when the websocket ends).</summary>
+    public void Dispose() => _assembler.Dispose();
 
     /// <summary>How Akka's own TCP transport reports an ended connection: a clean close (either side) or a reset is
     /// Disassociated(Shutdown), anything else Disassociated(Unknown); a failure is reported as an
@@ -197,35 +186,5 @@ internal sealed class AssociationReader : IWebSocketFrameListener
         {
             listener.Notify(ev);
         }
-    }
-
-    private void Append(ReadOnlySpan<byte> payload)
-    {
-        int needed = _fragmentsLength + payload.Length;
-        if (_fragments is null || _fragments.Length < needed)
-        {
-            byte[] larger = _pool.Rent(Math.Max(needed, 4096));
-            _fragments?.AsSpan(0, _fragmentsLength).CopyTo(larger);
-            if (_fragments is not null)
-            {
-                _pool.Return(_fragments);
-            }
-
-            _fragments = larger;
-        }
-
-        payload.CopyTo(_fragments.AsSpan(_fragmentsLength));
-        _fragmentsLength = needed;
-    }
-
-    private void ReturnFragments()
-    {
-        if (_fragments is not null)
-        {
-            _pool.Return(_fragments);
-            _fragments = null;
-        }
-
-        _fragmentsLength = 0;
     }
 }
