@@ -50,6 +50,11 @@ public static class WebSocketListenOptionsExtensions
                 {
                     TransportAbort = connection.Abort, // a peer that stopped reading is cut off
                 };
+                if (result.Deflate is { } deflate)
+                {
+                    websocket.EnablePerMessageDeflate(deflate, options.Deflate!);
+                }
+
                 await registry.RunAsync(websocket, () => application(result, websocket)).ConfigureAwait(false);
             }
             finally

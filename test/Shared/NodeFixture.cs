@@ -74,9 +74,9 @@ public sealed class NodeFixture : IAsyncLifetime
     }
 
     /// <summary>Starts the ws echo server and returns it with its port; dispose to stop it.</summary>
-    public async Task<(Process Server, int Port)> StartEchoServerAsync()
+    public async Task<(Process Server, int Port)> StartEchoServerAsync(string script = "echo-server.mjs", string arguments = "")
     {
-        var start = new ProcessStartInfo("node", "echo-server.mjs")
+        var start = new ProcessStartInfo("node", $"{script} {arguments}")
         {
             WorkingDirectory = Directory,
             RedirectStandardOutput = true,

@@ -8,7 +8,7 @@ namespace WebSocketCodec.Pipelines;
 /// <summary>
 /// Opens websockets over HTTP/1.1: TCP (<see cref="Socket"/>), TLS for <c>wss</c> (<see cref="SslStream"/>), the
 /// upgrade request with subprotocols and custom headers, and a strict check of the answer (101, Upgrade, Connection,
-/// <c>Sec-WebSocket-Accept</c>, only an offered subprotocol, no extension). Frames the server sends right behind its
+/// <c>Sec-WebSocket-Accept</c>, only an offered subprotocol, and no extension but permessage-deflate when offered). Frames the server sends right behind its
 /// 101 stay in the pipe for the websocket. The websocket masks what it sends and refuses masked input.
 /// </summary>
 public static class WebSocketClient
@@ -25,6 +25,7 @@ public static class WebSocketClient
         ArgumentNullException.ThrowIfNull(uri);
         options ??= WebSocketClientOptions.Default;
         Subprotocols.ValidateOffer(options.Subprotocols, nameof(options)); // a caller's mistake, not a failed handshake
+        options.Deflate?.Validate();
         bool secure = uri.Scheme switch
         {
             "ws" => false,
@@ -49,12 +50,18 @@ public static class WebSocketClient
             }
 
             var pipe = new StreamTransport(stream);
-            string? subprotocol = await HandshakeAsync(pipe, uri, options, deadline.Token).ConfigureAwait(false);
+            (string? subprotocol, DeflateParameters? deflate) = await NegotiateAsync(pipe, uri, options, deadline.Token).ConfigureAwait(false);
             Socket owned = socket;
-            return new WebSocketConnection(pipe, WebSocketRole.Client, options.Session, subprotocol)
+            var connection = new WebSocketConnection(pipe, WebSocketRole.Client, options.Session, subprotocol)
             {
                 TransportAbort = () => owned.Dispose(), // a stuck write ends with the socket
             };
+            if (deflate is { } parameters)
+            {
+                connection.EnablePerMessageDeflate(parameters, options.Deflate!);
+            }
+
+            return connection;
         }
         catch (OperationCanceledException) when (!cancellationToken.IsCancellationRequested)
         {
@@ -81,16 +88,33 @@ public static class WebSocketClient
         return new MessageWebSocket(connection, options?.Session.Pool).Start(CancellationToken.None);
     }
 
-    /// <summary>Runs the client's side of the opening handshake over a transport of your own.</summary>
+    /// <summary>Runs the client's side of the opening handshake over a transport of your own. It offers no extension:
+    /// permessage-deflate is negotiated by <see cref="ConnectAsync"/>.</summary>
     /// <returns>The subprotocol the server selected, if any.</returns>
     /// <exception cref="WebSocketHandshakeException">The server refused or answered wrongly.</exception>
+    /// <exception cref="ArgumentException"><paramref name="options"/> asks for permessage-deflate.</exception>
     public static async Task<string?> HandshakeAsync(IDuplexPipe pipe, Uri uri, WebSocketClientOptions options, CancellationToken cancellationToken)
+    {
+        ArgumentNullException.ThrowIfNull(options);
+        if (options.Deflate is not null)
+        {
+            throw new ArgumentException("HandshakeAsync offers no extension; ConnectAsync negotiates permessage-deflate.", nameof(options));
+        }
+
+        return (await NegotiateAsync(pipe, uri, options, cancellationToken).ConfigureAwait(false)).Subprotocol;
+    }
+
+    /// <summary>The handshake, with permessage-deflate offered when the options ask for it.</summary>
+    private static async Task<(string? Subprotocol, DeflateParameters? Deflate)> NegotiateAsync(
+        IDuplexPipe pipe, Uri uri, WebSocketClientOptions options, CancellationToken cancellationToken)
     {
         ArgumentNullException.ThrowIfNull(pipe);
         ArgumentNullException.ThrowIfNull(uri);
-        ArgumentNullException.ThrowIfNull(options);
         string key = WebSocketHandshake.CreateKey();
-        Http1Handshake.WriteRequest(pipe.Output, uri.Authority, uri.PathAndQuery, key, options.Subprotocols, options.Headers);
+        IEnumerable<KeyValuePair<string, string>> headers = options.Deflate is { } offer
+            ? options.Headers.Append(new("Sec-WebSocket-Extensions", PerMessageDeflateNegotiation.CreateOffer(offer)))
+            : options.Headers;
+        Http1Handshake.WriteRequest(pipe.Output, uri.Authority, uri.PathAndQuery, key, options.Subprotocols, headers);
         await pipe.Output.FlushAsync(cancellationToken).ConfigureAwait(false);
         while (true)
         {
@@ -100,7 +124,8 @@ public static class WebSocketClient
             if (status == OperationStatus.Done)
             {
                 pipe.Input.AdvanceTo(buffer.GetPosition(headLength)); // frames behind the head stay for the websocket
-                return Http1Handshake.ValidateResponse(head!, key, options.Subprotocols);
+                string? subprotocol = Http1Handshake.ValidateResponse(head!, key, options.Subprotocols, options.Deflate, out DeflateParameters? deflate);
+                return (subprotocol, deflate);
             }
 
             pipe.Input.AdvanceTo(buffer.Start, buffer.End);

@@ -24,8 +24,8 @@ public static class WebSocketHttp2Client
     /// <summary>Opens a websocket on a new stream of <paramref name="invoker"/>'s HTTP/2 connection and returns it,
     /// not yet running.</summary>
     /// <exception cref="WebSocketHandshakeException">The server refused (with its status), does not accept
-    /// websockets over HTTP/2, chose a subprotocol that was not offered or an extension, or the handshake timed
-    /// out.</exception>
+    /// websockets over HTTP/2, chose a subprotocol that was not offered, answered an extension that was not offered
+    /// or a permessage-deflate offer wrongly, or the handshake timed out.</exception>
     /// <exception cref="ArgumentException">A subprotocol to offer is not an HTTP token or is offered twice (checked
     /// before the request is sent).</exception>
     public static async Task<WebSocketConnection> ConnectAsync(
@@ -52,6 +52,12 @@ public static class WebSocketHttp2Client
         if (options.Subprotocols.Count > 0)
         {
             request.Headers.TryAddWithoutValidation("sec-websocket-protocol", string.Join(", ", options.Subprotocols));
+        }
+
+        if (options.Deflate is { } offer)
+        {
+            offer.Validate();
+            request.Headers.TryAddWithoutValidation("sec-websocket-extensions", PerMessageDeflateNegotiation.CreateOffer(offer));
         }
 
         foreach ((string name, string value) in options.Headers)
@@ -82,12 +88,18 @@ public static class WebSocketHttp2Client
 
         try
         {
-            string? subprotocol = CheckResponse(response, options, uri);
+            string? subprotocol = CheckResponse(response, options, uri, out DeflateParameters? deflate);
             Stream stream = await response.Content.ReadAsStreamAsync(deadline.Token).ConfigureAwait(false);
-            return new WebSocketConnection(new StreamTransport(stream), WebSocketRole.Client, options.Session, subprotocol)
+            var connection = new WebSocketConnection(new StreamTransport(stream), WebSocketRole.Client, options.Session, subprotocol)
             {
                 TransportAbort = response.Dispose, // resets the stream
             };
+            if (deflate is { } parameters)
+            {
+                connection.EnablePerMessageDeflate(parameters, options.Deflate!);
+            }
+
+            return connection;
         }
         catch
         {
@@ -104,16 +116,27 @@ public static class WebSocketHttp2Client
         return new MessageWebSocket(connection, options?.Session.Pool).Start(CancellationToken.None);
     }
 
-    private static string? CheckResponse(HttpResponseMessage response, WebSocketClientOptions options, Uri uri)
+    private static string? CheckResponse(HttpResponseMessage response, WebSocketClientOptions options, Uri uri, out DeflateParameters? deflate)
     {
+        deflate = null;
         if (response.StatusCode != HttpStatusCode.OK)
         {
             throw new WebSocketHandshakeException($"{uri} refused the websocket over HTTP/2 with {(int)response.StatusCode} {response.ReasonPhrase}.", (int)response.StatusCode);
         }
 
-        if (response.Headers.TryGetValues("sec-websocket-extensions", out _))
+        if (response.Headers.TryGetValues("sec-websocket-extensions", out IEnumerable<string>? extensions))
         {
-            throw new WebSocketHandshakeException($"{uri} accepted with an extension, though none was offered.");
+            if (options.Deflate is null)
+            {
+                throw new WebSocketHandshakeException($"{uri} accepted with an extension, though none was offered.");
+            }
+
+            if (!PerMessageDeflateNegotiation.TryParseAnswer(string.Join(", ", extensions), options.Deflate, out DeflateParameters parameters, out string? error))
+            {
+                throw new WebSocketHandshakeException($"{uri} answered permessage-deflate unacceptably: {error}.");
+            }
+
+            deflate = parameters;
         }
 
         if (!response.Headers.TryGetValues("sec-websocket-protocol", out IEnumerable<string>? values))

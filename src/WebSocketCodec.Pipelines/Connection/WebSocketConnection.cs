@@ -86,12 +86,26 @@ public sealed partial class WebSocketConnection : IDisposable, IAsyncDisposable,
     /// <summary>Turns permessage-deflate on as the handshake negotiated it (before <see cref="RunAsync(IWebSocketFrameListener, CancellationToken)"/>):
     /// the peer's compressed messages are inflated before the listener sees them, and whole messages sent with
     /// <c>Send</c>, <c>TrySend</c> or <c>SendAsync</c> are compressed (from <see cref="PerMessageDeflateOptions.Threshold"/>
-    /// bytes up).</summary>
-    internal void EnablePerMessageDeflate(DeflateParameters parameters, PerMessageDeflateOptions options)
+    /// bytes up). The hosts call it for you; call it yourself only after a handshake of your own over a raw transport
+    /// (<see cref="WebSocketAcceptResult.Deflate"/>).</summary>
+    /// <param name="parameters">What the handshake settled.</param>
+    /// <param name="options">This side's level and threshold.</param>
+    /// <exception cref="InvalidOperationException">The websocket is running already, or the extension is on.</exception>
+    public void EnablePerMessageDeflate(DeflateParameters parameters, PerMessageDeflateOptions options)
     {
+        ArgumentNullException.ThrowIfNull(options);
+        options.Validate();
+        if (IsStarted)
+        {
+            throw new InvalidOperationException("permessage-deflate must be turned on before the websocket runs.");
+        }
+
         _session.EnablePerMessageDeflate(parameters);
         Sender.EnablePerMessageDeflate(parameters, options);
     }
+
+    /// <summary>The permessage-deflate parameters in force, or null when the extension was not negotiated.</summary>
+    public DeflateParameters? Deflate => _session.Deflate;
 
     /// <summary>Which end this is.</summary>
     public WebSocketRole Role => _session.Role;

@@ -7,6 +7,17 @@ public sealed partial class WebSocketFrameSender
     private InflateBuffer? _compressed;
     private int _compressThreshold;
     private int _compressLimit;
+    private volatile bool _sendUncompressed;
+
+    /// <summary>Whether whole messages sent with <c>Send</c>, <c>TrySend</c> and <c>SendAsync</c> are compressed when
+    /// permessage-deflate was negotiated (true, the default); false sends this websocket's messages uncompressed from
+    /// the next one on (RSV1 clear, which the extension allows per message), e.g. for data known to be compressed
+    /// already. Without the extension it stays false and setting it does nothing.</summary>
+    public bool CompressOutgoing
+    {
+        get => _deflater is not null && !_sendUncompressed;
+        set => _sendUncompressed = !value;
+    }
 
     /// <summary>Compresses this side's whole messages from now on (permessage-deflate, as negotiated).</summary>
     internal void EnablePerMessageDeflate(DeflateParameters parameters, PerMessageDeflateOptions options)
@@ -49,7 +60,7 @@ public sealed partial class WebSocketFrameSender
     [System.Runtime.CompilerServices.MethodImpl(System.Runtime.CompilerServices.MethodImplOptions.NoInlining)]
     private bool WriteCompressed(WebSocketOpcode opcode, ReadOnlySpan<byte> payload, bool fin)
     {
-        if (!fin || opcode == WebSocketOpcode.Continuation || _order.InMessage
+        if (!fin || opcode == WebSocketOpcode.Continuation || _order.InMessage || _sendUncompressed
             || payload.Length < _compressThreshold || payload.Length > _compressLimit)
         {
             return false;

@@ -11,4 +11,10 @@ public sealed record WebSocketAcceptResult(
 {
     /// <summary>Whether the 101 was sent and the websocket may run.</summary>
     public bool Accepted => Request is not null && !Failure.IsFailure;
+
+    /// <summary>The permessage-deflate parameters the 101 accepted (null: not negotiated). The fast path turns the
+    /// extension on by itself; over a raw transport of your own call
+    /// <see cref="WebSocketConnection.EnablePerMessageDeflate(DeflateParameters, PerMessageDeflateOptions)"/> with them
+    /// and the options' <see cref="WebSocketAcceptOptions.Deflate"/>.</summary>
+    public DeflateParameters? Deflate { get; init; }
 }

@@ -5,7 +5,8 @@ namespace WebSocketCodec.Pipelines;
 
 /// <summary>
 /// The server's side of the HTTP/1.1 opening handshake on a raw transport (a Kestrel connection, a socket): reads the
-/// request head within a size and time bound, validates it strictly, answers 101 or the refusal's status. Frames the
+/// request head within a size and time bound, validates it strictly, answers 101 (accepting permessage-deflate when
+/// <see cref="WebSocketAcceptOptions.Deflate"/> is set and offered) or the refusal's status. Frames the
 /// client sent right behind its request stay in the pipe for the websocket. After a refusal the input is drained
 /// briefly so the response is not erased by a reset.
 /// </summary>
@@ -68,9 +69,10 @@ public static class WebSocketServerHandshake
             return await RefuseAsync(transport, target, failure, cancellationToken).ConfigureAwait(false);
         }
 
-        Http1Handshake.WriteAccept(transport.Output, request!.Key, subprotocol);
+        (DeflateParameters? deflate, string? extensions) = options.NegotiateDeflate(request!);
+        Http1Handshake.WriteAccept(transport.Output, request!.Key, subprotocol, extensions);
         await transport.Output.FlushAsync(cancellationToken).ConfigureAwait(false);
-        return new WebSocketAcceptResult(request, target, subprotocol, default);
+        return new WebSocketAcceptResult(request, target, subprotocol, default) { Deflate = deflate };
     }
 
     private static async Task<HttpHead?> ReadHeadAsync(PipeReader input, int maxHeadLength, CancellationToken cancellationToken)

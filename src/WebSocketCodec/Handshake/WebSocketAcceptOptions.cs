@@ -14,7 +14,8 @@ public sealed class WebSocketAcceptOptions
     /// application sees them (bounded by <see cref="WebSocketSessionOptions.MaxMessagePayloadLength"/>), and whole
     /// messages sent with the sender's <c>Send</c>, <c>TrySend</c> and <c>SendAsync</c> are compressed (tier-1
     /// reservations, prefixed and bulk sends, fragments and broadcasts go uncompressed, which the extension allows per
-    /// message). Accepted on the Kestrel endpoint so far (HTTP/1.1 and HTTP/2).</summary>
+    /// message). Accepted on the Kestrel endpoint (HTTP/1.1 and HTTP/2), the fast path and by
+    /// <c>WebSocketServerHandshake</c>.</summary>
     public PerMessageDeflateOptions? Deflate { get; set; }
 
     /// <summary>Negotiates permessage-deflate for <paramref name="request"/> when <see cref="Deflate"/> is set.</summary>

@@ -20,6 +20,12 @@ public sealed record WebSocketClientOptions
     /// <summary>Limits and timeouts of the websocket once open.</summary>
     public WebSocketSessionOptions Session { get; init; } = WebSocketSessionOptions.Default;
 
+    /// <summary>permessage-deflate (RFC 7692) to offer: null (the default) offers nothing. Offered, a server that
+    /// accepts it gets its answer checked (a bad answer fails the handshake), the server's compressed messages are
+    /// inflated before the application sees them, and whole messages sent with <c>Send</c>, <c>TrySend</c> and
+    /// <c>SendAsync</c> are compressed from <see cref="PerMessageDeflateOptions.Threshold"/> up.</summary>
+    public PerMessageDeflateOptions? Deflate { get; init; }
+
     /// <summary>TLS options for <c>wss</c>; <c>TargetHost</c> defaults to the URI's host.</summary>
     public SslClientAuthenticationOptions? Tls { get; init; }
 }

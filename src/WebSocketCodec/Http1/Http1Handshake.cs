@@ -12,7 +12,12 @@ public static class Http1Handshake
 {
     /// <summary>Writes the 101 response accepting <paramref name="key"/>, with the selected subprotocol if any. No
     /// extension is accepted.</summary>
-    public static void WriteAccept(IBufferWriter<byte> output, string key, string? subprotocol = null)
+    public static void WriteAccept(IBufferWriter<byte> output, string key, string? subprotocol = null) =>
+        WriteAccept(output, key, subprotocol, null);
+
+    /// <summary>Writes the 101 response accepting <paramref name="key"/>, with the selected subprotocol and the
+    /// accepted extensions (a <c>Sec-WebSocket-Extensions</c> value, e.g. a permessage-deflate answer), if any.</summary>
+    public static void WriteAccept(IBufferWriter<byte> output, string key, string? subprotocol, string? extensions)
     {
         ArgumentNullException.ThrowIfNull(output);
         ArgumentNullException.ThrowIfNull(key);
@@ -22,6 +27,16 @@ public static class Http1Handshake
         if (subprotocol is not null)
         {
             text.Append("Sec-WebSocket-Protocol: ").Append(subprotocol).Append("\r\n");
+        }
+
+        if (extensions is not null)
+        {
+            if (extensions.AsSpan().ContainsAny('\r', '\n'))
+            {
+                throw new ArgumentException("The extensions value must be one header line.", nameof(extensions));
+            }
+
+            text.Append("Sec-WebSocket-Extensions: ").Append(extensions).Append("\r\n");
         }
 
         Write(output, text.Append("\r\n"));
@@ -94,8 +109,17 @@ public static class Http1Handshake
     /// <returns>The subprotocol the server selected, or null for none.</returns>
     /// <exception cref="WebSocketHandshakeException">The answer does not accept the websocket (its
     /// <see cref="WebSocketHandshakeException.StatusCode"/> is the server's status).</exception>
-    public static string? ValidateResponse(HttpHead response, string key, IReadOnlyCollection<string> offeredSubprotocols)
+    public static string? ValidateResponse(HttpHead response, string key, IReadOnlyCollection<string> offeredSubprotocols) =>
+        ValidateResponse(response, key, offeredSubprotocols, null, out _);
+
+    /// <summary>As the public overload, and with permessage-deflate offered (<paramref name="offeredDeflate"/> set) the
+    /// server's <c>Sec-WebSocket-Extensions</c> is checked against the offer: absent (declined) is fine, a valid answer
+    /// gives <paramref name="deflate"/>, anything else fails the handshake (RFC 7692 §5).</summary>
+    internal static string? ValidateResponse(
+        HttpHead response, string key, IReadOnlyCollection<string> offeredSubprotocols,
+        PerMessageDeflateOptions? offeredDeflate, out DeflateParameters? deflate)
     {
+        deflate = null;
         ArgumentNullException.ThrowIfNull(response);
         ArgumentNullException.ThrowIfNull(offeredSubprotocols);
         int status = response.Part2.Length == 3 && int.TryParse(response.Part2, NumberStyles.None, CultureInfo.InvariantCulture, out int parsed)
@@ -117,9 +141,22 @@ public static class Http1Handshake
             throw Refused("The Sec-WebSocket-Accept header does not match the key.");
         }
 
-        if (response["Sec-WebSocket-Extensions"] is not null)
+        string? extensions = response.Count("Sec-WebSocket-Extensions") > 1
+            ? string.Join(", ", response.Fields.Where(f => f.Key.Equals("Sec-WebSocket-Extensions", StringComparison.OrdinalIgnoreCase)).Select(f => f.Value))
+            : response["Sec-WebSocket-Extensions"];
+        if (extensions is not null)
         {
-            throw Refused("The server accepted an extension that was not offered.");
+            if (offeredDeflate is null)
+            {
+                throw Refused("The server accepted an extension that was not offered.");
+            }
+
+            if (!PerMessageDeflateNegotiation.TryParseAnswer(extensions, offeredDeflate, out DeflateParameters parameters, out string? error))
+            {
+                throw Refused($"The server's Sec-WebSocket-Extensions answer is not acceptable: {error}");
+            }
+
+            deflate = parameters;
         }
 
         string? subprotocol = response["Sec-WebSocket-Protocol"];
