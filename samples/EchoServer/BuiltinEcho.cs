@@ -8,15 +8,18 @@ namespace WebSocketCodec.Samples.EchoServer;
 public static class BuiltinEcho
 {
     /// <summary>Serves the echo at <paramref name="path"/>.</summary>
-    public static void Map(WebApplication app, string path, TimeSpan keepAlive = default)
+    public static void Map(WebApplication app, string path, TimeSpan keepAlive = default, bool deflate = false)
     {
         app.UseWebSockets(new WebSocketOptions { KeepAliveInterval = keepAlive, KeepAliveTimeout = keepAlive == TimeSpan.Zero ? Timeout.InfiniteTimeSpan : keepAlive });
-        app.Map(path, EchoAsync);
+        app.Map(path, deflate ? context => EchoAsync(context, new WebSocketAcceptContext { DangerousEnableCompression = true }) : EchoAsync);
     }
 
     /// <summary>Echoes every message of one websocket request (400 for anything else) with ASP.NET Core's WebSockets;
     /// needs <c>UseWebSockets</c>.</summary>
-    public static async Task EchoAsync(HttpContext context)
+    public static Task EchoAsync(HttpContext context) => EchoAsync(context, null);
+
+    /// <summary>As <see cref="EchoAsync(HttpContext)"/>, accepted with <paramref name="accept"/> (e.g. compression).</summary>
+    public static async Task EchoAsync(HttpContext context, WebSocketAcceptContext? accept)
     {
         if (!context.WebSockets.IsWebSocketRequest)
         {
@@ -24,7 +27,7 @@ public static class BuiltinEcho
             return;
         }
 
-        using WebSocket socket = await context.WebSockets.AcceptWebSocketAsync();
+        using WebSocket socket = await context.WebSockets.AcceptWebSocketAsync(accept ?? new WebSocketAcceptContext());
         byte[] buffer = new byte[64 * 1024];
         try
         {

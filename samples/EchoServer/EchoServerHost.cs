@@ -66,7 +66,7 @@ public sealed class EchoServerHost : IAsyncDisposable
         app.MapGet("/", ServeIndex);
         if (options.Codec == "builtin")
         {
-            BuiltinEcho.Map(app, EchoPath, options.KeepAlive ?? WebSocketSessionOptions.Default.KeepAliveInterval);
+            BuiltinEcho.Map(app, EchoPath, options.KeepAlive ?? WebSocketSessionOptions.Default.KeepAliveInterval, options.Deflate);
         }
         else
         {

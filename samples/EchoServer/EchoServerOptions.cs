@@ -25,6 +25,11 @@ public sealed record EchoServerOptions
     /// <summary>The most websockets open at once (503 beyond); the library's default is 10,000.</summary>
     public int MaxWebSockets { get; init; } = new WebSocketAcceptOptions().MaxConcurrentWebSockets;
 
+    /// <summary>Accept permessage-deflate (RFC 7692) on <c>/echo</c> when the client offers it: context takeover both
+    /// ways, level Fastest, messages from 32 bytes up compressed (the builtin codec: ASP.NET Core's
+    /// <c>DangerousEnableCompression</c>).</summary>
+    public bool Deflate { get; init; }
+
     /// <summary>How long a peer may send nothing before it is closed with 1001; zero for no limit.</summary>
     public TimeSpan IdleTimeout { get; init; }
 
@@ -41,11 +46,13 @@ public sealed record EchoServerOptions
         Pool = Pool,
     };
 
-    /// <summary>Sets what the endpoint accepts: <see cref="Session"/> and <see cref="MaxWebSockets"/>.</summary>
+    /// <summary>Sets what the endpoint accepts: <see cref="Session"/>, <see cref="MaxWebSockets"/> and
+    /// <see cref="Deflate"/>.</summary>
     public void ConfigureAccept(WebSocketAcceptOptions accept)
     {
         ArgumentNullException.ThrowIfNull(accept);
         accept.Session = Session;
         accept.MaxConcurrentWebSockets = MaxWebSockets;
+        accept.Deflate = Deflate ? new PerMessageDeflateOptions() : null;
     }
 }

@@ -17,11 +17,12 @@ maxWebSockets.Validators.Add(result =>
         result.AddError("--max-websockets takes a number from 1 up.");
     }
 });
+var deflate = new Option<bool>("--deflate") { Description = "Accept permessage-deflate on /echo when the client offers it (browsers do)." };
 var idleTimeout = Seconds("--idle-timeout", "Seconds a peer may send nothing before it is closed with 1001 (0: off; ours only).");
 
 var root = new RootCommand("WebSocketCodec echo server: echoes every websocket message sent to /echo; / serves a page that uses it (open it in a browser).")
 {
-    host, port, tls, codec, keepAlive, idleTimeout, maxWebSockets,
+    host, port, tls, codec, deflate, keepAlive, idleTimeout, maxWebSockets,
 };
 root.SetAction((parseResult, cancellation) =>
 {
@@ -31,6 +32,7 @@ root.SetAction((parseResult, cancellation) =>
         Port = parseResult.GetValue(port),
         Tls = parseResult.GetValue(tls),
         Codec = parseResult.GetValue(codec)!,
+        Deflate = parseResult.GetValue(deflate),
         KeepAlive = parseResult.GetValue(keepAlive) is { } seconds ? TimeSpan.FromSeconds(seconds) : null, // null: the library's default
         MaxWebSockets = parseResult.GetValue(maxWebSockets),
         IdleTimeout = TimeSpan.FromSeconds(parseResult.GetValue(idleTimeout) ?? 0),

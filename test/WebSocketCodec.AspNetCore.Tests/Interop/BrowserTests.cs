@@ -113,18 +113,22 @@ public sealed class BrowserTests(ChromiumFixture chromium, ITestOutputHelper out
 public sealed class EchoServerPageBrowserTests(ChromiumFixture chromium, ITestOutputHelper output) : IClassFixture<ChromiumFixture>
 {
     [SkippableTheory]
-    [InlineData(true, EchoStatistics.Http2ExtendedConnect)]
-    [InlineData(false, EchoStatistics.Http1Upgrade)]
-    public async Task TheDemoPageEchoesOverTheExpectedProtocol(bool tls, string carrier)
+    [InlineData(true, EchoStatistics.Http2ExtendedConnect, false)]
+    [InlineData(false, EchoStatistics.Http1Upgrade, false)]
+    [InlineData(true, EchoStatistics.Http2ExtendedConnect, true)] // --deflate: Chromium's offer accepted
+    [InlineData(false, EchoStatistics.Http1Upgrade, true)]
+    public async Task TheDemoPageEchoesOverTheExpectedProtocol(bool tls, string carrier, bool deflate)
     {
         Skip.If(chromium.SkipReason is not null, chromium.SkipReason);
 
-        await using EchoServerHost server = await EchoServerHost.StartAsync(new EchoServerOptions { Port = 0, Tls = tls });
+        await using EchoServerHost server = await EchoServerHost.StartAsync(new EchoServerOptions { Port = 0, Tls = tls, Deflate = deflate });
         string page = tls ? $"https://localhost:{server.BaseUrl.Port}/?selftest" : $"{server.BaseUrl}?selftest";
         await using HeadlessChromium browser = await HeadlessChromium.OpenAsync(chromium.Executable!, new Uri(page));
         string status = await browser.WaitForAsync("document.getElementById('status').textContent", "selftest", TimeSpan.FromSeconds(60));
         output.WriteLine($"{status}; websockets by carrier: {string.Join(", ", server.Statistics.WebSocketRequests)}");
         Assert.Equal("selftest passed", status);
+        string extensions = await browser.WaitForAsync("document.getElementById('extensions').textContent", deflate ? "permessage" : "none", TimeSpan.FromSeconds(10));
+        Assert.Equal(deflate ? "permessage-deflate" : "none (permessage-deflate declined)", extensions);
         Assert.Equal(1, server.Statistics.Count(carrier));
         Assert.Equal(1, server.Statistics.WebSocketRequests.Values.Sum());
     }
