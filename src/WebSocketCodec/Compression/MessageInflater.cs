@@ -39,7 +39,8 @@ internal sealed class MessageInflater : IDisposable
         while (true)
         {
             Span<byte> span = output.GetSpan(Chunk);
-            int room = (int)Math.Min(span.Length, limit - inflated + 1); // one byte past the limit tells it was passed
+            long left = limit - inflated; // >= 0: inflating stops once past the limit
+            int room = left >= span.Length ? span.Length : (int)left + 1; // one byte past the limit tells it was passed (no overflow at long.MaxValue)
             int read = inflate.Read(span[..room]);
             if (read == 0)
             {

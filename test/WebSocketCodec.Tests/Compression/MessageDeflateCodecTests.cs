@@ -134,6 +134,22 @@ public sealed class MessageDeflateCodecTests
         Assert.InRange(output.WrittenCount, limit + 1, limit + 16 * 1024);
     }
 
+    [Theory]
+    [InlineData(long.MaxValue)] // "no limit": limit - inflated + 1 must not overflow
+    [InlineData(long.MaxValue - 1)]
+    [InlineData(1024 * 1024)] // exactly the message's length is within
+    public void AMessageUpToTheLimitInflatesWhole(long limit)
+    {
+        byte[] compressed = Bomb(1024 * 1024);
+        using var inflater = new MessageInflater(keepContext: true);
+        var output = new ArrayBufferWriter<byte>();
+        long inflated = 0;
+
+        Assert.True(inflater.Inflate(compressed, endOfMessage: true, output, limit, ref inflated));
+        Assert.Equal(1024 * 1024, inflated);
+        Assert.Equal(1024 * 1024, output.WrittenCount);
+    }
+
     private static byte[] Bomb(int inflatedLength)
     {
         var compressed = new ArrayBufferWriter<byte>();
