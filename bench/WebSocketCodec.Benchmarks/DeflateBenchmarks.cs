@@ -30,6 +30,7 @@ namespace WebSocketCodec.Benchmarks;
 public class DeflateBenchmarks
 {
     private const int Messages = 100;
+    private const long InflateLimit = 16 << 20; // the default message limit (long.MaxValue would overflow the inflater's "limit + 1")
     private const CompressionLevel ManagedWebSocketLevel = CompressionLevel.Optimal; // zlib's default, level 6
     private byte[][] _messages = [];
     private byte[] _batch = [];
@@ -174,7 +175,7 @@ public class DeflateBenchmarks
 
             _inflated.ResetWrittenCount();
             long inflated = 0;
-            if (!_inflater.Inflate(payload, header.Fin, _inflated, long.MaxValue, ref inflated))
+            if (!_inflater.Inflate(payload, header.Fin, _inflated, InflateLimit, ref inflated))
             {
                 throw new InvalidOperationException("Inflating passed the limit.");
             }
@@ -263,12 +264,12 @@ public class DeflateBenchmarks
                 throw new InvalidOperationException($"{name}: an echo went uncompressed.");
             }
 
-            transport.ClientInflater.Inflate(payload, header.Fin, message, long.MaxValue, ref inflated);
+            transport.ClientInflater.Inflate(payload, header.Fin, message, InflateLimit, ref inflated);
             if (header.Fin)
             {
                 if (index >= Messages || !message.WrittenSpan.SequenceEqual(_messages[index]))
                 {
-                    throw new InvalidOperationException($"{name}: echo {index} differs from the message sent.");
+                    throw new InvalidOperationException($"{name}: echo {index} differs from the message sent ({message.WrittenCount} bytes '{System.Text.Encoding.ASCII.GetString(message.WrittenSpan[..Math.Min(80, message.WrittenCount)])}', sent {_messages[Math.Min(index, Messages - 1)].Length}; wire {Convert.ToHexString(received.WrittenSpan[..Math.Min(40, received.WrittenCount)])}, batch {Convert.ToHexString(_batch.AsSpan(0, 40))}).");
                 }
 
                 index++;
