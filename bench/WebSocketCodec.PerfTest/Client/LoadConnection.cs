@@ -12,7 +12,10 @@ namespace WebSocketCodec.PerfTest;
 /// <summary>
 /// One pipelined client connection: a window of masked binary frames in flight (payload = 8-byte send timestamp +
 /// filler), refilled in one write once half has come back; every echo's latency goes into a histogram. It only counts
-/// frames (masked or not, so the raw byte echoes count too) and checks their lengths.
+/// frames (masked or not, so the raw byte echoes count too) and checks their lengths. With permessage-deflate
+/// (<see cref="DeflateMode"/>) every frame is the same JSON text compressed once per connection (RSV1); the replies are
+/// counted by their final frames and wire bytes, not inflated, and no latency is recorded (the timestamp is inside the
+/// compressed bytes).
 /// </summary>
 internal sealed class LoadConnection : ILoadConnection
 {
@@ -24,18 +27,33 @@ internal sealed class LoadConnection : ILoadConnection
     private readonly SemaphoreSlim _refill = new(0);
     private readonly byte[] _frames;
     private readonly int _frameLength;
+    private readonly byte[]? _compressed; // deflate mode: the message as sent
+    private readonly int _wireLength; // the frame's payload on the wire
     private int _inFlight;
     private volatile bool _measuring;
+    private long _wireBytesReceived;
+    private long _compressedReplies;
 
-    private LoadConnection(Socket? socket, Stream stream, int payload, int window)
+    private LoadConnection(Socket? socket, Stream stream, int payload, int window, byte[]? compressed = null)
     {
         _socket = socket;
         _stream = stream;
         _payload = Math.Max(payload, 8);
         _window = window;
-        _frameLength = 2 + (_payload > 125 ? 2 : 0) + 4 + _payload;
+        _compressed = compressed;
+        _wireLength = compressed?.Length ?? _payload;
+        _frameLength = 2 + (_wireLength > 125 ? 2 : 0) + 4 + _wireLength;
         _frames = new byte[_frameLength * window];
     }
+
+    /// <summary>Deflate mode: the bytes of one message's frame as sent (header, key, compressed payload).</summary>
+    public int FrameLength => _frameLength;
+
+    /// <summary>Deflate mode: the wire bytes of the replies received while measuring (headers included).</summary>
+    public long WireBytesReceived => Interlocked.Read(ref _wireBytesReceived);
+
+    /// <summary>Deflate mode: replies received while measuring that came compressed (RSV1).</summary>
+    public long CompressedReplies => Interlocked.Read(ref _compressedReplies);
 
     public LongHistogram Latency { get; } = LatencyRecording.Create();
 
@@ -43,7 +61,12 @@ internal sealed class LoadConnection : ILoadConnection
 
     public long Received => Interlocked.Read(ref _received);
 
-    public static async Task<LoadConnection> OpenAsync(IPEndPoint server, bool tls, int payload, int window, CancellationToken cancellationToken)
+    public static async Task<LoadConnection> OpenAsync(IPEndPoint server, bool tls, int payload, int window, CancellationToken cancellationToken) =>
+        await OpenAsync(server, tls, payload, window, deflate: null, cancellationToken);
+
+    /// <summary>Opens a websocket over HTTP/1.1; with <paramref name="deflate"/> (context takeover or not) it offers
+    /// permessage-deflate, requires it in the answer, and sends compressed JSON.</summary>
+    public static async Task<LoadConnection> OpenAsync(IPEndPoint server, bool tls, int payload, int window, bool? deflate, CancellationToken cancellationToken)
     {
         var socket = new Socket(SocketType.Stream, ProtocolType.Tcp) { NoDelay = true };
         await socket.ConnectAsync(server, cancellationToken);
@@ -60,7 +83,8 @@ internal sealed class LoadConnection : ILoadConnection
         }
 
         string request = $"GET / HTTP/1.1\r\nHost: 127.0.0.1:{server.Port}\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n" +
-            "Sec-WebSocket-Version: 13\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n\r\n";
+            "Sec-WebSocket-Version: 13\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n" +
+            (deflate is { } takeover ? $"Sec-WebSocket-Extensions: {DeflateMode.Offer(takeover)}\r\n" : "") + "\r\n";
         await stream.WriteAsync(Encoding.ASCII.GetBytes(request), cancellationToken);
         var head = new List<byte>();
         byte[] one = new byte[1];
@@ -80,7 +104,41 @@ internal sealed class LoadConnection : ILoadConnection
             throw new IOException("The server refused the websocket: " + status.Split('\r')[0]);
         }
 
+        if (deflate is not null)
+        {
+            if (!status.Contains("permessage-deflate", StringComparison.OrdinalIgnoreCase))
+            {
+                throw new IOException("The server did not accept permessage-deflate: " + status.Replace("\r\n", " | ", StringComparison.Ordinal));
+            }
+
+            if (deflate == false && !status.Contains("server_no_context_takeover", StringComparison.OrdinalIgnoreCase))
+            {
+                throw new IOException("The server did not take server_no_context_takeover: " + status.Replace("\r\n", " | ", StringComparison.Ordinal));
+            }
+
+            return new LoadConnection(socket, stream, payload, window, CompressOnce(JsonPayload.Create(Math.Max(payload, 8))));
+        }
+
         return new LoadConnection(socket, stream, payload, window);
+    }
+
+    /// <summary>One message compressed as a client with no context would: raw DEFLATE, a sync flush, the
+    /// <c>00 00 FF FF</c> tail removed (RFC 7692 §7.2.1).</summary>
+    private static byte[] CompressOnce(byte[] message)
+    {
+        var output = new MemoryStream();
+        using (var deflate = new System.IO.Compression.DeflateStream(output, System.IO.Compression.CompressionLevel.Optimal, leaveOpen: true))
+        {
+            deflate.Write(message);
+            deflate.Flush();
+            byte[] flushed = output.ToArray();
+            if (flushed.Length < 4 || !flushed.AsSpan(flushed.Length - 4).SequenceEqual(new byte[] { 0x00, 0x00, 0xFF, 0xFF }))
+            {
+                throw new InvalidOperationException("A sync flush did not end with 00 00 FF FF.");
+            }
+
+            return flushed[..^4];
+        }
     }
 
     /// <summary>Opens a websocket as an HTTP/2 extended CONNECT stream on <paramref name="invoker"/>'s connection.</summary>
@@ -133,17 +191,17 @@ internal sealed class LoadConnection : ILoadConnection
         for (int i = 0; i < _window; i++)
         {
             Span<byte> frame = _frames.AsSpan(i * _frameLength, _frameLength);
-            frame[0] = 0x82;
+            frame[0] = _compressed is null ? (byte)0x82 : (byte)0xC1; // deflate: FIN, RSV1, text
             int offset;
-            if (_payload > 125)
+            if (_wireLength > 125)
             {
                 frame[1] = 0x80 | 126;
-                BinaryPrimitives.WriteUInt16BigEndian(frame[2..], (ushort)_payload);
+                BinaryPrimitives.WriteUInt16BigEndian(frame[2..], (ushort)_wireLength);
                 offset = 4;
             }
             else
             {
-                frame[1] = (byte)(0x80 | _payload);
+                frame[1] = (byte)(0x80 | _wireLength);
                 offset = 2;
             }
 
@@ -151,7 +209,7 @@ internal sealed class LoadConnection : ILoadConnection
             Span<byte> payload = frame[(offset + 4)..];
             for (int b = 0; b < payload.Length; b++)
             {
-                payload[b] = MaskKey[b & 3];
+                payload[b] = (byte)((_compressed is null ? 0 : _compressed[b]) ^ MaskKey[b & 3]);
             }
         }
 
@@ -160,7 +218,10 @@ internal sealed class LoadConnection : ILoadConnection
         {
             while (!cancellationToken.IsCancellationRequested)
             {
-                Stamp(toSend);
+                if (_compressed is null)
+                {
+                    Stamp(toSend);
+                }
 
                 Interlocked.Add(ref _inFlight, toSend);
                 _stage = "writing";
@@ -201,7 +262,8 @@ internal sealed class LoadConnection : ILoadConnection
 
     private async Task ReceiveLoopAsync(CancellationToken cancellationToken)
     {
-        byte[] buffer = new byte[256 * 1024];
+        // Deflate mode may hold thousands of websockets in this process (the memory table): a buffer for the window.
+        byte[] buffer = new byte[_compressed is null ? 256 * 1024 : Math.Clamp(2 * _window * (_payload + 14), 64 * 1024, 256 * 1024)];
         int buffered = 0;
         try
         {
@@ -228,6 +290,8 @@ internal sealed class LoadConnection : ILoadConnection
     {
         int consumed = 0;
         int frames = 0;
+        long wireBytes = 0;
+        long compressed = 0;
         long now = Stopwatch.GetTimestamp();
         bool measuring = _measuring;
         Span<byte> stamp = stackalloc byte[8];
@@ -258,6 +322,20 @@ internal sealed class LoadConnection : ILoadConnection
                 break;
             }
 
+            if (_compressed is not null)
+            {
+                // A reply of a compressed message: counted by its final frame and wire bytes, not inflated.
+                consumed += header + length;
+                if (measuring)
+                {
+                    wireBytes += header + length;
+                    compressed += (frame[0] & 0x40) != 0 ? 1 : 0;
+                }
+
+                frames += (frame[0] & 0x80) != 0 ? 1 : 0;
+                continue;
+            }
+
             if (length != _payload)
             {
                 throw new InvalidDataException($"An echo of {length} bytes came back for {_payload}.");
@@ -281,6 +359,12 @@ internal sealed class LoadConnection : ILoadConnection
 
             consumed += header + length;
             frames++;
+        }
+
+        if (wireBytes > 0)
+        {
+            Interlocked.Add(ref _wireBytesReceived, wireBytes);
+            Interlocked.Add(ref _compressedReplies, compressed);
         }
 
         if (frames > 0)
