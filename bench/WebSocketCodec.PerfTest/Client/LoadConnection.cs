@@ -27,27 +27,26 @@ internal sealed class LoadConnection : ILoadConnection
     private readonly SemaphoreSlim _refill = new(0);
     private readonly byte[] _frames;
     private readonly int _frameLength;
-    private readonly byte[]? _compressed; // deflate mode: the message as sent
-    private readonly int _wireLength; // the frame's payload on the wire
+    private readonly CompressedFrames? _compressed; // deflate mode: the messages as sent
+    private int _next; // deflate mode: the next of them to send
     private int _inFlight;
     private volatile bool _measuring;
     private long _wireBytesReceived;
     private long _compressedReplies;
 
-    private LoadConnection(Socket? socket, Stream stream, int payload, int window, byte[]? compressed = null)
+    private LoadConnection(Socket? socket, Stream stream, int payload, int window, bool deflate = false)
     {
         _socket = socket;
         _stream = stream;
         _payload = Math.Max(payload, 8);
         _window = window;
-        _compressed = compressed;
-        _wireLength = compressed?.Length ?? _payload;
-        _frameLength = 2 + (_wireLength > 125 ? 2 : 0) + 4 + _wireLength;
-        _frames = new byte[_frameLength * window];
+        _frameLength = 2 + (_payload > 125 ? 2 : 0) + 4 + _payload;
+        _compressed = deflate ? CompressedFrames.For(_payload, window, MaskKey) : null;
+        _frames = deflate ? [] : new byte[_frameLength * window];
     }
 
-    /// <summary>Deflate mode: the bytes of one message's frame as sent (header, key, compressed payload).</summary>
-    public int FrameLength => _frameLength;
+    /// <summary>Deflate mode: the mean bytes of one message's frame as sent (header, key, compressed payload).</summary>
+    public double FrameLength => _compressed?.AverageFrameLength ?? _frameLength;
 
     /// <summary>Deflate mode: the wire bytes of the replies received while measuring (headers included).</summary>
     public long WireBytesReceived => Interlocked.Read(ref _wireBytesReceived);
@@ -116,29 +115,10 @@ internal sealed class LoadConnection : ILoadConnection
                 throw new IOException("The server did not take server_no_context_takeover: " + status.Replace("\r\n", " | ", StringComparison.Ordinal));
             }
 
-            return new LoadConnection(socket, stream, payload, window, CompressOnce(JsonPayload.Create(Math.Max(payload, 8))));
+            return new LoadConnection(socket, stream, payload, window, deflate: true);
         }
 
         return new LoadConnection(socket, stream, payload, window);
-    }
-
-    /// <summary>One message compressed as a client with no context would: raw DEFLATE, a sync flush, the
-    /// <c>00 00 FF FF</c> tail removed (RFC 7692 §7.2.1).</summary>
-    private static byte[] CompressOnce(byte[] message)
-    {
-        var output = new MemoryStream();
-        using (var deflate = new System.IO.Compression.DeflateStream(output, System.IO.Compression.CompressionLevel.Optimal, leaveOpen: true))
-        {
-            deflate.Write(message);
-            deflate.Flush();
-            byte[] flushed = output.ToArray();
-            if (flushed.Length < 4 || !flushed.AsSpan(flushed.Length - 4).SequenceEqual(new byte[] { 0x00, 0x00, 0xFF, 0xFF }))
-            {
-                throw new InvalidOperationException("A sync flush did not end with 00 00 FF FF.");
-            }
-
-            return flushed[..^4];
-        }
     }
 
     /// <summary>Opens a websocket as an HTTP/2 extended CONNECT stream on <paramref name="invoker"/>'s connection.</summary>
@@ -188,20 +168,20 @@ internal sealed class LoadConnection : ILoadConnection
     {
         // The frame template: FIN + binary, masked with a fixed non-zero key (no codec may take a zero-key shortcut);
         // the filler is zeros, masked once here; only the timestamp is written (masked) per send.
-        for (int i = 0; i < _window; i++)
+        for (int i = 0; i < _window && _compressed is null; i++)
         {
             Span<byte> frame = _frames.AsSpan(i * _frameLength, _frameLength);
-            frame[0] = _compressed is null ? (byte)0x82 : (byte)0xC1; // deflate: FIN, RSV1, text
+            frame[0] = 0x82;
             int offset;
-            if (_wireLength > 125)
+            if (_payload > 125)
             {
                 frame[1] = 0x80 | 126;
-                BinaryPrimitives.WriteUInt16BigEndian(frame[2..], (ushort)_wireLength);
+                BinaryPrimitives.WriteUInt16BigEndian(frame[2..], (ushort)_payload);
                 offset = 4;
             }
             else
             {
-                frame[1] = (byte)(0x80 | _wireLength);
+                frame[1] = (byte)(0x80 | _payload);
                 offset = 2;
             }
 
@@ -209,7 +189,7 @@ internal sealed class LoadConnection : ILoadConnection
             Span<byte> payload = frame[(offset + 4)..];
             for (int b = 0; b < payload.Length; b++)
             {
-                payload[b] = (byte)((_compressed is null ? 0 : _compressed[b]) ^ MaskKey[b & 3]);
+                payload[b] = MaskKey[b & 3];
             }
         }
 
@@ -218,14 +198,21 @@ internal sealed class LoadConnection : ILoadConnection
         {
             while (!cancellationToken.IsCancellationRequested)
             {
-                if (_compressed is null)
-                {
-                    Stamp(toSend);
-                }
-
                 Interlocked.Add(ref _inFlight, toSend);
                 _stage = "writing";
-                await _stream.WriteAsync(_frames.AsMemory(0, toSend * _frameLength), cancellationToken);
+                if (_compressed is { } compressed)
+                {
+                    // The next toSend different messages, one contiguous run (the pool repeats its first window).
+                    int start = compressed.Offsets[_next];
+                    await _stream.WriteAsync(compressed.Wire.AsMemory(start, compressed.Offsets[_next + toSend] - start), cancellationToken);
+                    _next = (_next + toSend) % compressed.Count;
+                }
+                else
+                {
+                    Stamp(toSend);
+                    await _stream.WriteAsync(_frames.AsMemory(0, toSend * _frameLength), cancellationToken);
+                }
+
                 await _stream.FlushAsync(cancellationToken); // an HTTP/2 request stream sends on flush
                 _stage = "waiting";
                 while (!await _refill.WaitAsync(50, CancellationToken.None))
