@@ -11,7 +11,7 @@ public static class BenchmarkEntry
 {
     /// <summary>All benchmark classes.</summary>
     public static readonly Type[] Benchmarks =
-        [typeof(DecodeBenchmarks), typeof(EncodeBenchmarks), typeof(MaskingBenchmarks), typeof(Utf8Benchmarks), typeof(EchoBenchmarks)];
+        [typeof(DecodeBenchmarks), typeof(EncodeBenchmarks), typeof(MaskingBenchmarks), typeof(Utf8Benchmarks), typeof(EchoBenchmarks), typeof(DeflateBenchmarks)];
 
     /// <summary>Runs as the command line asks; returns the process exit code.</summary>
     public static int Run(string[] args)

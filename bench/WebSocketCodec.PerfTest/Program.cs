@@ -19,9 +19,12 @@ spanNettyTransport.AcceptOnlyFromAmong("socket", "libuv");
 var repeat = new Option<int>("--repeat") { DefaultValueFactory = _ => 1, Description = "Runs of each variant, interleaved (variant A, B, A, B...); the median run by msgs/s is reported. Runs of one process pair vary by up to ±15% here, so repeat for tables." };
 var baseline = new Option<FileInfo?>("--baseline") { Description = "Another build's WebSocketCodec.PerfTest.dll (e.g. the previous main's): every chosen variant also runs from it, as <variant>@baseline, interleaved, for no-loss checks." };
 var json = new Option<FileInfo?>("--json") { Description = "Also write the results as JSON." };
+var deflate = new Option<bool>("--deflate") { Description = "permessage-deflate: the client offers it and sends JSON text compressed once per connection; the servers (" + string.Join(", ", DeflateMode.Variants) + ") compress their echoes at zlib's level 6; reports server and client CPU per message and wire bytes per message." };
+var noContextTakeover = new Option<bool>("--no-context-takeover") { Description = "With --deflate: offer server_no_context_takeover and client_no_context_takeover." };
+var memory = new Option<bool>("--memory") { Description = "Also take the server's memory (forced compacting GC) before connecting and with every websocket open: RSS and heap per websocket." };
 var root = new RootCommand("WebSocketCodec perf test: a pipelined echo load from this process (one core) against each variant's server in its own process (another core).")
 {
-    variants, payload, seconds, warmup, window, connections, tls, h2, client, smoke, repeat, json, markdown, spanNettyTransport, baseline,
+    variants, payload, seconds, warmup, window, connections, tls, h2, client, smoke, repeat, json, markdown, spanNettyTransport, baseline, deflate, noContextTakeover, memory,
 };
 root.SetAction(async (parseResult, cancellation) =>
 {
@@ -65,6 +68,22 @@ root.SetAction(async (parseResult, cancellation) =>
         return 2;
     }
 
+    bool compress = parseResult.GetValue(deflate);
+    if (compress)
+    {
+        string[] refused = [.. chosen.Select(DeflateMode.Refusal).OfType<string>()];
+        if (refused.Length > 0 || http2 || parseResult.GetValue(tls) || load != LoadClients.Pipelined)
+        {
+            Console.Error.WriteLine(refused.Length > 0 ? string.Join(Environment.NewLine, refused) : "--deflate runs over HTTP/1.1 without TLS with the pipelined client only, for now");
+            return 2;
+        }
+    }
+    else if (parseResult.GetValue(noContextTakeover))
+    {
+        Console.Error.WriteLine("--no-context-takeover goes with --deflate");
+        return 2;
+    }
+
     if (parseResult.GetValue(baseline) is { } other)
     {
         if (!other.Exists)
@@ -94,6 +113,9 @@ root.SetAction(async (parseResult, cancellation) =>
         Pin = !isSmoke,
         Client = load,
         SpanNettyTransport = parseResult.GetValue(spanNettyTransport)!,
+        Deflate = compress,
+        ContextTakeover = !parseResult.GetValue(noContextTakeover),
+        Memory = parseResult.GetValue(memory),
     };
     Console.WriteLine($"# {ClientPinning.MachineCores} cores, {System.Runtime.InteropServices.RuntimeInformation.OSDescription}, .NET {Environment.Version}");
     var results = new List<PerfResult>();
@@ -134,7 +156,10 @@ root.SetAction(async (parseResult, cancellation) =>
     if (parseResult.GetValue(markdown) is { } table)
     {
         string title = $"Echo over {(http2 ? "HTTP/2" : "HTTP/1.1")}{(options.Tls ? ", TLS" : "")}, window {options.Window}";
-        await File.WriteAllTextAsync(table.FullName, PerfReport.ToMarkdown(results, title, "dotnet run -c Release --project bench/WebSocketCodec.PerfTest -- " + string.Join(' ', args)), cancellation);
+        string command = "dotnet run -c Release --project bench/WebSocketCodec.PerfTest -- " + string.Join(' ', args);
+        await File.WriteAllTextAsync(table.FullName, compress || options.Memory
+            ? DeflateReport.ToMarkdown(results, title + (compress ? $", permessage-deflate {(options.ContextTakeover ? "with" : "without")} context takeover, JSON text" : ""), command)
+            : PerfReport.ToMarkdown(results, title, command), cancellation);
     }
 
     if (parseResult.GetValue(json) is { } file)
@@ -150,10 +175,12 @@ var serve = new Command("serve", "Runs one variant's server (used by the client;
 var serveVariant = new Option<string>("--variant") { Required = true };
 var serveTls = new Option<bool>("--tls");
 var serveH2 = new Option<bool>("--h2");
+var serveDeflate = new Option<bool>("--deflate");
+serve.Options.Add(serveDeflate);
 serve.Options.Add(serveVariant);
 serve.Options.Add(serveTls);
 serve.Options.Add(serveH2);
-serve.SetAction((parseResult, _) => PerfServer.RunAsync(parseResult.GetValue(serveVariant)!, parseResult.GetValue(serveTls), parseResult.GetValue(serveH2)));
+serve.SetAction((parseResult, _) => PerfServer.RunAsync(parseResult.GetValue(serveVariant)!, parseResult.GetValue(serveTls), parseResult.GetValue(serveH2), parseResult.GetValue(serveDeflate)));
 root.Subcommands.Add(serve);
 
 return await root.Parse(args).InvokeAsync();

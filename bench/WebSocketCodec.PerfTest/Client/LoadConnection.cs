@@ -12,7 +12,10 @@ namespace WebSocketCodec.PerfTest;
 /// <summary>
 /// One pipelined client connection: a window of masked binary frames in flight (payload = 8-byte send timestamp +
 /// filler), refilled in one write once half has come back; every echo's latency goes into a histogram. It only counts
-/// frames (masked or not, so the raw byte echoes count too) and checks their lengths.
+/// frames (masked or not, so the raw byte echoes count too) and checks their lengths. With permessage-deflate
+/// (<see cref="DeflateMode"/>) every frame is the same JSON text compressed once per connection (RSV1); the replies are
+/// counted by their final frames and wire bytes, not inflated, and no latency is recorded (the timestamp is inside the
+/// compressed bytes).
 /// </summary>
 internal sealed class LoadConnection : ILoadConnection
 {
@@ -24,18 +27,32 @@ internal sealed class LoadConnection : ILoadConnection
     private readonly SemaphoreSlim _refill = new(0);
     private readonly byte[] _frames;
     private readonly int _frameLength;
+    private readonly CompressedFrames? _compressed; // deflate mode: the messages as sent
+    private int _next; // deflate mode: the next of them to send
     private int _inFlight;
     private volatile bool _measuring;
+    private long _wireBytesReceived;
+    private long _compressedReplies;
 
-    private LoadConnection(Socket? socket, Stream stream, int payload, int window)
+    private LoadConnection(Socket? socket, Stream stream, int payload, int window, bool deflate = false)
     {
         _socket = socket;
         _stream = stream;
         _payload = Math.Max(payload, 8);
         _window = window;
         _frameLength = 2 + (_payload > 125 ? 2 : 0) + 4 + _payload;
-        _frames = new byte[_frameLength * window];
+        _compressed = deflate ? CompressedFrames.For(_payload, window, MaskKey) : null;
+        _frames = deflate ? [] : new byte[_frameLength * window];
     }
+
+    /// <summary>Deflate mode: the mean bytes of one message's frame as sent (header, key, compressed payload).</summary>
+    public double FrameLength => _compressed?.AverageFrameLength ?? _frameLength;
+
+    /// <summary>Deflate mode: the wire bytes of the replies received while measuring (headers included).</summary>
+    public long WireBytesReceived => Interlocked.Read(ref _wireBytesReceived);
+
+    /// <summary>Deflate mode: replies received while measuring that came compressed (RSV1).</summary>
+    public long CompressedReplies => Interlocked.Read(ref _compressedReplies);
 
     public LongHistogram Latency { get; } = LatencyRecording.Create();
 
@@ -43,7 +60,12 @@ internal sealed class LoadConnection : ILoadConnection
 
     public long Received => Interlocked.Read(ref _received);
 
-    public static async Task<LoadConnection> OpenAsync(IPEndPoint server, bool tls, int payload, int window, CancellationToken cancellationToken)
+    public static async Task<LoadConnection> OpenAsync(IPEndPoint server, bool tls, int payload, int window, CancellationToken cancellationToken) =>
+        await OpenAsync(server, tls, payload, window, deflate: null, cancellationToken);
+
+    /// <summary>Opens a websocket over HTTP/1.1; with <paramref name="deflate"/> (context takeover or not) it offers
+    /// permessage-deflate, requires it in the answer, and sends compressed JSON.</summary>
+    public static async Task<LoadConnection> OpenAsync(IPEndPoint server, bool tls, int payload, int window, bool? deflate, CancellationToken cancellationToken)
     {
         var socket = new Socket(SocketType.Stream, ProtocolType.Tcp) { NoDelay = true };
         await socket.ConnectAsync(server, cancellationToken);
@@ -60,7 +82,8 @@ internal sealed class LoadConnection : ILoadConnection
         }
 
         string request = $"GET / HTTP/1.1\r\nHost: 127.0.0.1:{server.Port}\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n" +
-            "Sec-WebSocket-Version: 13\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n\r\n";
+            "Sec-WebSocket-Version: 13\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n" +
+            (deflate is { } takeover ? $"Sec-WebSocket-Extensions: {DeflateMode.Offer(takeover)}\r\n" : "") + "\r\n";
         await stream.WriteAsync(Encoding.ASCII.GetBytes(request), cancellationToken);
         var head = new List<byte>();
         byte[] one = new byte[1];
@@ -78,6 +101,21 @@ internal sealed class LoadConnection : ILoadConnection
         if (!status.StartsWith("HTTP/1.1 101", StringComparison.Ordinal))
         {
             throw new IOException("The server refused the websocket: " + status.Split('\r')[0]);
+        }
+
+        if (deflate is not null)
+        {
+            if (!status.Contains("permessage-deflate", StringComparison.OrdinalIgnoreCase))
+            {
+                throw new IOException("The server did not accept permessage-deflate: " + status.Replace("\r\n", " | ", StringComparison.Ordinal));
+            }
+
+            if (deflate == false && !status.Contains("server_no_context_takeover", StringComparison.OrdinalIgnoreCase))
+            {
+                throw new IOException("The server did not take server_no_context_takeover: " + status.Replace("\r\n", " | ", StringComparison.Ordinal));
+            }
+
+            return new LoadConnection(socket, stream, payload, window, deflate: true);
         }
 
         return new LoadConnection(socket, stream, payload, window);
@@ -130,7 +168,7 @@ internal sealed class LoadConnection : ILoadConnection
     {
         // The frame template: FIN + binary, masked with a fixed non-zero key (no codec may take a zero-key shortcut);
         // the filler is zeros, masked once here; only the timestamp is written (masked) per send.
-        for (int i = 0; i < _window; i++)
+        for (int i = 0; i < _window && _compressed is null; i++)
         {
             Span<byte> frame = _frames.AsSpan(i * _frameLength, _frameLength);
             frame[0] = 0x82;
@@ -160,11 +198,21 @@ internal sealed class LoadConnection : ILoadConnection
         {
             while (!cancellationToken.IsCancellationRequested)
             {
-                Stamp(toSend);
-
                 Interlocked.Add(ref _inFlight, toSend);
                 _stage = "writing";
-                await _stream.WriteAsync(_frames.AsMemory(0, toSend * _frameLength), cancellationToken);
+                if (_compressed is { } compressed)
+                {
+                    // The next toSend different messages, one contiguous run (the pool repeats its first window).
+                    int start = compressed.Offsets[_next];
+                    await _stream.WriteAsync(compressed.Wire.AsMemory(start, compressed.Offsets[_next + toSend] - start), cancellationToken);
+                    _next = (_next + toSend) % compressed.Count;
+                }
+                else
+                {
+                    Stamp(toSend);
+                    await _stream.WriteAsync(_frames.AsMemory(0, toSend * _frameLength), cancellationToken);
+                }
+
                 await _stream.FlushAsync(cancellationToken); // an HTTP/2 request stream sends on flush
                 _stage = "waiting";
                 while (!await _refill.WaitAsync(50, CancellationToken.None))
@@ -201,7 +249,8 @@ internal sealed class LoadConnection : ILoadConnection
 
     private async Task ReceiveLoopAsync(CancellationToken cancellationToken)
     {
-        byte[] buffer = new byte[256 * 1024];
+        // Deflate mode may hold thousands of websockets in this process (the memory table): a buffer for the window.
+        byte[] buffer = new byte[_compressed is null ? 256 * 1024 : Math.Clamp(2 * _window * (_payload + 14), 64 * 1024, 256 * 1024)];
         int buffered = 0;
         try
         {
@@ -228,6 +277,8 @@ internal sealed class LoadConnection : ILoadConnection
     {
         int consumed = 0;
         int frames = 0;
+        long wireBytes = 0;
+        long compressed = 0;
         long now = Stopwatch.GetTimestamp();
         bool measuring = _measuring;
         Span<byte> stamp = stackalloc byte[8];
@@ -258,6 +309,20 @@ internal sealed class LoadConnection : ILoadConnection
                 break;
             }
 
+            if (_compressed is not null)
+            {
+                // A reply of a compressed message: counted by its final frame and wire bytes, not inflated.
+                consumed += header + length;
+                if (measuring)
+                {
+                    wireBytes += header + length;
+                    compressed += (frame[0] & 0x40) != 0 ? 1 : 0;
+                }
+
+                frames += (frame[0] & 0x80) != 0 ? 1 : 0;
+                continue;
+            }
+
             if (length != _payload)
             {
                 throw new InvalidDataException($"An echo of {length} bytes came back for {_payload}.");
@@ -281,6 +346,12 @@ internal sealed class LoadConnection : ILoadConnection
 
             consumed += header + length;
             frames++;
+        }
+
+        if (wireBytes > 0)
+        {
+            Interlocked.Add(ref _wireBytesReceived, wireBytes);
+            Interlocked.Add(ref _compressedReplies, compressed);
         }
 
         if (frames > 0)

@@ -30,6 +30,17 @@ public sealed record PerfOptions
     /// <summary>SpanNetty's transport for the SpanNetty variants: socket or libuv.</summary>
     public string SpanNettyTransport { get; init; } = "socket";
 
+    /// <summary>permessage-deflate (see <see cref="DeflateMode"/>): JSON text, compressed by the servers.</summary>
+    public bool Deflate { get; init; }
+
+    /// <summary>With <see cref="Deflate"/>: whether the client lets both sides keep their context (off: it offers
+    /// <c>server_no_context_takeover; client_no_context_takeover</c>).</summary>
+    public bool ContextTakeover { get; init; } = true;
+
+    /// <summary>Also take the server's memory (after a forced compacting collection) before the websockets open and
+    /// with all of them open, for RSS and heap per websocket.</summary>
+    public bool Memory { get; init; }
+
     /// <summary>Pin the server to core 0 and this process to core 1 (off for smoke runs inside a test host).</summary>
     public bool Pin { get; init; } = true;
 }

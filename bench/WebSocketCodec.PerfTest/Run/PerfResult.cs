@@ -15,6 +15,34 @@ public sealed record PerfResult(
     /// samples, one per about 100 KB), or <c>-</c>.</summary>
     public string AllocationSamples { get; init; } = "-";
 
+    /// <summary>permessage-deflate: <c>off</c>, <c>takeover</c> (both sides keep context) or <c>no-takeover</c>.</summary>
+    public string Deflate { get; init; } = "off";
+
+    /// <summary>The server process's CPU time (user + system) in the measured window per echoed message, µs.</summary>
+    public double ServerCpuMicrosecondsPerMessage { get; init; }
+
+    /// <summary>This (load) process's CPU time in the measured window per echoed message, µs.</summary>
+    public double ClientCpuMicrosecondsPerMessage { get; init; }
+
+    /// <summary>Deflate mode: wire bytes of one message from the client (frame header, mask key, compressed payload).</summary>
+    public double WireBytesInPerMessage { get; init; }
+
+    /// <summary>Deflate mode: wire bytes of the server's replies per message (headers included).</summary>
+    public double WireBytesOutPerMessage { get; init; }
+
+    /// <summary>Deflate mode: the share of replies that came compressed (RSV1).</summary>
+    public double CompressedReplyShare { get; init; }
+
+    /// <summary>With <c>--memory</c>: the server's resident set (after a forced compacting collection) with every
+    /// websocket open, less the same before any connected, per websocket, bytes.</summary>
+    public double RssPerWebSocket { get; init; }
+
+    /// <summary>With <c>--memory</c>: the same for the managed heap.</summary>
+    public double HeapPerWebSocket { get; init; }
+
+    /// <summary>With <c>--memory</c>: the server's resident set with every websocket open, bytes.</summary>
+    public long Rss { get; init; }
+
     /// <summary>How many runs this result is the median of.</summary>
     public int Runs { get; init; } = 1;
 
@@ -39,5 +67,9 @@ public sealed record PerfResult(
 
     /// <summary>The report line; it ends with <c>msgs/s=&lt;n&gt; p50us=&lt;n&gt; p99us=&lt;n&gt;</c>.</summary>
     public override string ToString() => string.Create(CultureInfo.InvariantCulture,
-        $"{Variant,-24} {(Client == LoadClients.Pipelined ? "" : $"client={Client} ")}payload={Payload} window={Window} conns={Connections} tls={(Tls ? "on" : "off")} gen0={Gen0} gen1={Gen1} gen2={Gen2} alloc/msg={AllocatedBytesPerMessage:F1} p95us={P95Microseconds:F0} msgs/s={MessagesPerSecond:F0} p50us={P50Microseconds:F0} p99us={P99Microseconds:F0}");
+        $"{Variant,-24} {(Client == LoadClients.Pipelined ? "" : $"client={Client} ")}payload={Payload} window={Window} conns={Connections} tls={(Tls ? "on" : "off")} gen0={Gen0} gen1={Gen1} gen2={Gen2} alloc/msg={AllocatedBytesPerMessage:F1} {Extras()}p95us={P95Microseconds:F0} msgs/s={MessagesPerSecond:F0} p50us={P50Microseconds:F0} p99us={P99Microseconds:F0}");
+
+    /// <summary>The deflate and memory fields, when measured (nothing in the plain modes, whose line stays as it was).</summary>
+    private string Extras() => string.Create(CultureInfo.InvariantCulture,
+        $"{(Deflate == "off" ? "" : $"deflate={Deflate} server-cpu-us/msg={ServerCpuMicrosecondsPerMessage:F2} client-cpu-us/msg={ClientCpuMicrosecondsPerMessage:F2} wire-in/msg={WireBytesInPerMessage:F1} wire-out/msg={WireBytesOutPerMessage:F1} compressed={CompressedReplyShare:P0} ")}{(Rss == 0 ? "" : $"rss={Rss} rss/ws={RssPerWebSocket:F0} heap/ws={HeapPerWebSocket:F0} ")}");
 }

@@ -18,10 +18,14 @@ public static class PerfRunner
         }
     }
 
+    private static double PerWebSocket(IReadOnlyDictionary<string, string>? before, IReadOnlyDictionary<string, string>? after, string field, int webSockets) =>
+        before is null || after is null ? 0
+        : (long.Parse(after[field], System.Globalization.CultureInfo.InvariantCulture) - long.Parse(before[field], System.Globalization.CultureInfo.InvariantCulture)) / (double)webSockets;
+
     public static async Task<PerfResult> RunVariantAsync(string variant, PerfOptions options, CancellationToken cancellationToken = default)
     {
         ArgumentNullException.ThrowIfNull(options);
-        await using ServerProcess server = await ServerProcess.StartAsync(variant, options.Tls, options.Http2, core: options.Pin ? 0 : -1, options.SpanNettyTransport);
+        await using ServerProcess server = await ServerProcess.StartAsync(variant, options.Tls, options.Http2, core: options.Pin ? 0 : -1, options.SpanNettyTransport, deflate: options.Deflate);
         Trace("started");
         if (options.Pin && !ClientPinning.IsPinnedAtStart)
         {
@@ -39,25 +43,30 @@ public static class PerfRunner
         using var stop = CancellationTokenSource.CreateLinkedTokenSource(cancellationToken);
         try
         {
+            IReadOnlyDictionary<string, string>? memoryBefore = options.Memory ? await server.MemoryAsync() : null;
             for (int i = 0; i < options.Connections; i++)
             {
                 connections.Add(options.Client == LoadClients.ClientWebSocket
                     ? await ClientWebSocketLoad.OpenAsync(endPoint, options.Tls, options.Http2, options.Http2 ? invoker.Value : null, options.Payload, options.Window, cancellationToken)
                     : options.Http2
                     ? await LoadConnection.OpenHttp2Async(invoker.Value, endPoint, options.Tls, options.Payload, options.Window, cancellationToken)
-                    : await LoadConnection.OpenAsync(endPoint, options.Tls, options.Payload, options.Window, cancellationToken));
+                    : await LoadConnection.OpenAsync(endPoint, options.Tls, options.Payload, options.Window, options.Deflate ? options.ContextTakeover : null, cancellationToken));
             }
 
             Task[] running = connections.Select(c => c.RunAsync(stop.Token)).ToArray();
             Trace("connected");
             await Task.Delay(options.Warmup, cancellationToken);
             var before = await server.GcAsync();
+            TimeSpan serverCpu = server.CpuTime, clientCpu = Process.GetCurrentProcess().TotalProcessorTime;
             var clock = Stopwatch.StartNew();
             connections.ForEach(c => c.Measuring = true);
             await Task.Delay(options.Duration, cancellationToken);
             connections.ForEach(c => c.Measuring = false);
             double seconds = clock.Elapsed.TotalSeconds;
+            serverCpu = server.CpuTime - serverCpu;
+            clientCpu = Process.GetCurrentProcess().TotalProcessorTime - clientCpu;
             var after = await server.GcAsync();
+            IReadOnlyDictionary<string, string>? memoryAfter = options.Memory ? await server.MemoryAsync() : null;
             Trace("measured");
             await stop.CancelAsync();
             foreach (ILoadConnection connection in connections)
@@ -92,6 +101,15 @@ public static class PerfRunner
             {
                 Client = options.Client,
                 AllocationSamples = after.Sampled,
+                ServerCpuMicrosecondsPerMessage = messages == 0 ? 0 : serverCpu.TotalMicroseconds / messages,
+                ClientCpuMicrosecondsPerMessage = messages == 0 ? 0 : clientCpu.TotalMicroseconds / messages,
+                Deflate = !options.Deflate ? "off" : options.ContextTakeover ? "takeover" : "no-takeover",
+                WireBytesInPerMessage = options.Deflate ? connections.OfType<LoadConnection>().Average(c => c.FrameLength) : 0,
+                WireBytesOutPerMessage = options.Deflate && messages > 0 ? connections.OfType<LoadConnection>().Sum(c => c.WireBytesReceived) / (double)messages : 0,
+                CompressedReplyShare = options.Deflate && messages > 0 ? connections.OfType<LoadConnection>().Sum(c => c.CompressedReplies) / (double)messages : 0,
+                Rss = memoryAfter is null ? 0 : long.Parse(memoryAfter["rss"], System.Globalization.CultureInfo.InvariantCulture),
+                RssPerWebSocket = PerWebSocket(memoryBefore, memoryAfter, "rss", options.Connections),
+                HeapPerWebSocket = PerWebSocket(memoryBefore, memoryAfter, "heap", options.Connections),
             };
         }
         finally

@@ -31,7 +31,7 @@ internal sealed class ServerProcess : IAsyncDisposable
     /// <summary>Starts <paramref name="variant"/>'s server; <paramref name="core"/> -1 leaves it unpinned;
     /// <paramref name="environment"/> adds variables (for example <c>DOTNET_gcServer</c>).</summary>
     public static async Task<ServerProcess> StartAsync(
-        string variant, bool tls, bool http2, int core, string spanNettyTransport = "socket", IReadOnlyDictionary<string, string>? environment = null)
+        string variant, bool tls, bool http2, int core, string spanNettyTransport = "socket", IReadOnlyDictionary<string, string>? environment = null, bool deflate = false)
     {
         string self = typeof(ServerProcess).Assembly.Location;
         if (variant.EndsWith(BaselineSuffix, StringComparison.Ordinal))
@@ -89,6 +89,11 @@ internal sealed class ServerProcess : IAsyncDisposable
             start.ArgumentList.Add("--h2");
         }
 
+        if (deflate)
+        {
+            start.ArgumentList.Add("--deflate");
+        }
+
         Process process = Process.Start(start)!;
         if (core >= 0 && !taskset)
         {
@@ -124,6 +129,16 @@ internal sealed class ServerProcess : IAsyncDisposable
         if (ClientPinning.MachineCores > 1 && (OperatingSystem.IsLinux() || OperatingSystem.IsWindows()))
         {
             process.ProcessorAffinity = 1 << (core % ClientPinning.MachineCores);
+        }
+    }
+
+    /// <summary>The server process's CPU time so far (user + system, all threads).</summary>
+    public TimeSpan CpuTime
+    {
+        get
+        {
+            _process.Refresh();
+            return _process.TotalProcessorTime;
         }
     }
 

@@ -24,13 +24,30 @@ internal static class PerfServer
     /// <summary>The library's defaults, except the cap on open websockets: the scale tool opens 19,000.</summary>
     private static void Accept(WebSocketAcceptOptions accept) => accept.MaxConcurrentWebSockets = 1_000_000;
 
-    public static async Task<int> RunAsync(string variant, bool tls, bool http2)
+    /// <summary>With <c>--deflate</c>: permessage-deflate accepted as the client offers it, at zlib's default level (6,
+    /// <see cref="System.IO.Compression.CompressionLevel.Optimal"/>), the level ASP.NET Core's ManagedWebSocket always
+    /// uses, so both servers do the same zlib work.</summary>
+    private static void AcceptDeflate(WebSocketAcceptOptions accept)
+    {
+        Accept(accept);
+        accept.Deflate = new PerMessageDeflateOptions { Level = System.IO.Compression.CompressionLevel.Optimal };
+    }
+
+    public static async Task<int> RunAsync(string variant, bool tls, bool http2, bool deflate = false)
     {
         if (!(http2 ? Variants.OverHttp2 : Variants.All).Contains(variant))
         {
             await Console.Error.WriteLineAsync($"variant '{variant}' is not available{(http2 ? " over HTTP/2" : "")}");
             return 2;
         }
+
+        if (deflate && DeflateMode.Refusal(variant) is { } refusal)
+        {
+            await Console.Error.WriteLineAsync(refusal);
+            return 2;
+        }
+
+        Action<WebSocketAcceptOptions> accept = deflate ? AcceptDeflate : Accept;
 
         var builder = WebApplication.CreateSlimBuilder();
         builder.Logging.ClearProviders();
@@ -67,14 +84,14 @@ internal static class PerfServer
         switch (variant)
         {
             case Variants.OursEndpoint:
-                app.MapWebSocket("/", (_, sender) => new FrameEchoListener(sender), Accept);
+                app.MapWebSocket("/", (_, sender) => new FrameEchoListener(sender), accept);
                 break;
             case Variants.OursEndpointMessages:
-                app.MapWebSocket("/", (_, sender) => new WebSocketMessageListener<WebSocketFrameSender>(sender, EchoMessage), Accept);
+                app.MapWebSocket("/", (_, sender) => new WebSocketMessageListener<WebSocketFrameSender>(sender, EchoMessage), accept);
                 break;
             case Variants.AspNetCore:
                 app.UseWebSockets(new WebSocketOptions { KeepAliveInterval = TimeSpan.Zero });
-                app.Run(BuiltinEcho.EchoAsync); // the echo server sample's --codec builtin
+                app.Run(deflate ? DeflateBuiltinEcho.EchoAsync : BuiltinEcho.EchoAsync); // the echo server sample's --codec builtin
                 break;
             case Variants.RawUpgrade:
                 app.Run(RawEcho.UpgradeAsync);

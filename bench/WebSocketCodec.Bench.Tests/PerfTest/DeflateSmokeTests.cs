@@ -1,0 +1,70 @@
+using WebSocketCodec.PerfTest;
+
+namespace WebSocketCodec.Bench.Tests.PerfTest;
+
+/// <summary>The perf tool's <c>--deflate</c> in smoke mode: each deflate variant's server negotiates permessage-deflate
+/// with the load client (with and without context takeover), echoes every compressed message compressed (RSV1), and
+/// the result carries the wire bytes and CPU per message; <c>ours</c> (the fast path) is refused clearly. No timing is
+/// asserted.</summary>
+public sealed class DeflateSmokeTests
+{
+    private static PerfOptions Smoke(bool contextTakeover, int connections = 1, bool memory = false) => new()
+    {
+        Payload = 1024,
+        Window = 16,
+        Connections = connections,
+        Deflate = true,
+        ContextTakeover = contextTakeover,
+        Memory = memory,
+        Warmup = TimeSpan.FromSeconds(0.2),
+        Duration = TimeSpan.FromSeconds(0.5),
+        Pin = false,
+    };
+
+    [Theory]
+    [InlineData(Variants.OursEndpoint, true)]
+    [InlineData(Variants.OursEndpoint, false)]
+    [InlineData(Variants.OursEndpointMessages, true)]
+    [InlineData(Variants.AspNetCore, true)]
+    [InlineData(Variants.AspNetCore, false)]
+    public async Task DeflateVariantsEchoCompressedJson(string variant, bool contextTakeover)
+    {
+        PerfResult result = await PerfRunner.RunVariantAsync(variant, Smoke(contextTakeover), RawHttp.Timeout(60));
+        Assert.True(result.Messages > 0, result.ToString());
+        Assert.Equal(contextTakeover ? "takeover" : "no-takeover", result.Deflate);
+        Assert.Equal(1.0, result.CompressedReplyShare, 3);
+
+        // 1 KiB of JSON compresses: both ways the frames are shorter than the text.
+        Assert.InRange(result.WireBytesInPerMessage, 8, 1024);
+        Assert.InRange(result.WireBytesOutPerMessage, 2, 1024);
+        Assert.True(result.ServerCpuMicrosecondsPerMessage > 0, result.ToString());
+        Assert.Contains($"deflate={result.Deflate} server-cpu-us/msg=", result.ToString(), StringComparison.Ordinal);
+    }
+
+    [Fact]
+    public async Task MemoryIsReportedPerWebSocket()
+    {
+        PerfResult result = await PerfRunner.RunVariantAsync(Variants.OursEndpoint, Smoke(contextTakeover: true, connections: 4, memory: true), RawHttp.Timeout(90));
+        Assert.True(result.Messages > 0, result.ToString());
+        Assert.True(result.Rss > 0, result.ToString());
+        Assert.Contains("rss/ws=", result.ToString(), StringComparison.Ordinal);
+    }
+
+    [Fact]
+    public async Task TheFastPathIsRefusedUntilItNegotiatesDeflate()
+    {
+        Assert.Contains("fast path", DeflateMode.Refusal(Variants.Ours), StringComparison.Ordinal);
+        Assert.Null(DeflateMode.Refusal(Variants.OursEndpoint));
+        var error = await Assert.ThrowsAsync<InvalidOperationException>(() => PerfRunner.RunVariantAsync(Variants.Ours, Smoke(true), RawHttp.Timeout(60)));
+        Assert.Contains("permessage-deflate", error.Message, StringComparison.Ordinal);
+    }
+
+    [Fact]
+    public void PlainResultsKeepTheirLine()
+    {
+        var plain = new PerfResult("ours", 64, 256, 1, false, 1, 10, 10, 1, 2, 3, 0, 0, 0, 0);
+        Assert.DoesNotContain("deflate=", plain.ToString(), StringComparison.Ordinal);
+        Assert.DoesNotContain("rss=", plain.ToString(), StringComparison.Ordinal);
+        Assert.Matches(@"alloc/msg=0\.0 p95us=2 msgs/s=10 p50us=1 p99us=3$", plain.ToString());
+    }
+}
