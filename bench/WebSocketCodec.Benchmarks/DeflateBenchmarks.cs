@@ -2,7 +2,6 @@ using System.Buffers;
 using System.IO.Compression;
 using System.IO.Pipelines;
 using System.Net.WebSockets;
-using System.Reflection;
 using BenchmarkDotNet.Attributes;
 using WebSocketCodec.Pipelines;
 
@@ -81,7 +80,7 @@ public class DeflateBenchmarks
 
         _ours = new Transport();
         _connection = new WebSocketConnection(_ours.Server, WebSocketRole.Server);
-        EnableDeflate(_connection, Negotiated, new PerMessageDeflateOptions { Level = ManagedWebSocketLevel, Threshold = 0 });
+        _connection.EnablePerMessageDeflate(Negotiated, new PerMessageDeflateOptions { Level = ManagedWebSocketLevel, Threshold = 0 });
         _oursLoop = _connection.RunAsync(sender => new EchoListener(sender));
         _managed = new Transport();
         _managedServer = WebSocket.CreateFromStream(
@@ -204,15 +203,6 @@ public class DeflateBenchmarks
         }
 
         return total;
-    }
-
-    /// <summary>What the Kestrel endpoint calls after negotiating (internal to the Pipelines layer, so reached here by
-    /// reflection, once, in set-up).</summary>
-    private static void EnableDeflate(WebSocketConnection connection, DeflateParameters parameters, PerMessageDeflateOptions options)
-    {
-        MethodInfo enable = typeof(WebSocketConnection).GetMethod("EnablePerMessageDeflate", BindingFlags.Instance | BindingFlags.NonPublic)
-            ?? throw new InvalidOperationException("WebSocketConnection.EnablePerMessageDeflate is gone: update the benchmark.");
-        enable.Invoke(connection, [parameters, options]);
     }
 
     private void Check(long actual, string name)
