@@ -93,7 +93,7 @@ public sealed class ChromiumDeflateTests(ChromiumFixture chromium, ITestOutputHe
             // 17 KB from Chromium, 50 KB from us at CompressionLevel.Fastest).
             Assert.True(echo.Wire.Read < payload / 8, $"{echo.Wire.Read} B from Chromium");
             Assert.True(echo.Wire.Written < payload / 4, $"{echo.Wire.Written} B to Chromium");
-            echo.Pool.Counting.AssertBalanced();
+            await echo.AssertPoolBalancedAsync();
         }
         finally
         {

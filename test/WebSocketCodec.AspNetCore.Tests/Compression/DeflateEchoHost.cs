@@ -73,5 +73,13 @@ public sealed class DeflateEchoHost : IAsyncDisposable
     /// <summary>The next websocket that ended, with how it ended (after its session returned its buffers).</summary>
     public async Task<WebSocketCloseInfo> NextEndAsync() => await _ends.Reader.ReadAsync(RawHttp.Timeout(10));
 
+    /// <summary>Asserts every pooled buffer came back exactly once, once the websockets ended (the compressor's
+    /// buffer is released when the output ends, which can follow the listener's OnClose).</summary>
+    public async Task AssertPoolBalancedAsync()
+    {
+        await Eventually.True(() => Pool.Counting.Outstanding == 0, TimeSpan.FromSeconds(10));
+        Pool.Counting.AssertBalanced();
+    }
+
     public ValueTask DisposeAsync() => Host.DisposeAsync();
 }
