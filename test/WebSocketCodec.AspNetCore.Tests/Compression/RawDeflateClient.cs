@@ -66,9 +66,8 @@ public sealed class RawDeflateClient : IDisposable
         return new RawDeflateClient(socket, head);
     }
 
-    /// <summary>Sends a raw frame as given (masked here).</summary>
-    public ValueTask SendFrameAsync(byte first, ReadOnlySpan<byte> payload) =>
-        _stream.WriteAsync(WireFrames.Client(first, payload), RawHttp.Timeout());
+    /// <summary>Sends bytes as they are (frames made with <see cref="WireFrames"/>).</summary>
+    public ValueTask SendRawAsync(byte[] bytes) => _stream.WriteAsync(bytes, RawHttp.Timeout());
 
     /// <summary>Sends one message, compressed when <see cref="Compress"/> allows, split into frames of
     /// <paramref name="fragment"/> wire bytes (0: one frame).</summary>
