@@ -199,7 +199,7 @@ public sealed partial class WebSocketConnection : IDisposable, IAsyncDisposable,
         {
             lock (_output.Sync)
             {
-                _session.Abort(); // returns a partly gathered frame's buffer
+                _session.Dispose(); // returns a partly gathered frame's buffer and permessage-deflate's inflate buffers
             }
 
             _timer?.Dispose();
