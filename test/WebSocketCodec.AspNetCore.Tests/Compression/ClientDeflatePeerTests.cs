@@ -30,18 +30,7 @@ public sealed class ClientDeflatePeerTests(NodeFixture node, ITestOutputHelper o
                 (_, sender) => new WebSocketMessageListener<WebSocketFrameSender>(sender, Echo),
                 options => options.Deflate = new PerMessageDeflateOptions { OwnContextTakeover = serverContext }),
             sharedPort: http2);
-        var options = new WebSocketClientOptions { Deflate = new PerMessageDeflateOptions { OwnContextTakeover = clientContext } };
-        using var invoker = new HttpMessageInvoker(WebSocketHttp2Client.CreateHandler());
-        await using MessageWebSocket socket = http2
-            ? await WebSocketHttp2Client.ConnectMessagesAsync(invoker, host.WebSocketUrl("/echo"), options)
-            : await WebSocketClient.ConnectMessagesAsync(host.WebSocketUrl("/echo"), options);
-
-        DeflateParameters settled = socket.Connection.Deflate!.Value;
-        Assert.Equal(!clientContext, settled.ClientNoContextTakeover);
-        Assert.Equal(!serverContext, settled.ServerNoContextTakeover);
-        await EchoJsonAsync(socket, 20);
-        await EchoRoundTrip.RunAsync(socket);
-        Assert.True((await socket.CloseAsync((CloseStatus)1000, "bye", RawHttp.Timeout())).IsClean);
+        await ConnectAndEchoAsync(host.WebSocketUrl("/echo"), clientContext, serverContext, http2);
     }
 
     [Fact]
@@ -91,18 +80,7 @@ public sealed class ClientDeflatePeerTests(NodeFixture node, ITestOutputHelper o
                 });
             },
             sharedPort: http2);
-        var options = new WebSocketClientOptions { Deflate = new PerMessageDeflateOptions { OwnContextTakeover = clientContext } };
-        using var invoker = new HttpMessageInvoker(WebSocketHttp2Client.CreateHandler());
-        await using MessageWebSocket socket = http2
-            ? await WebSocketHttp2Client.ConnectMessagesAsync(invoker, host.WebSocketUrl("/aspnet"), options)
-            : await WebSocketClient.ConnectMessagesAsync(host.WebSocketUrl("/aspnet"), options);
-
-        DeflateParameters settled = socket.Connection.Deflate!.Value;
-        Assert.Equal(!clientContext, settled.ClientNoContextTakeover);
-        Assert.Equal(!serverContext, settled.ServerNoContextTakeover);
-        await EchoJsonAsync(socket, 20);
-        await EchoRoundTrip.RunAsync(socket);
-        Assert.True((await socket.CloseAsync((CloseStatus)1000, "bye", RawHttp.Timeout())).IsClean);
+        await ConnectAndEchoAsync(host.WebSocketUrl("/aspnet"), clientContext, serverContext, http2);
     }
 
     [SkippableTheory]
@@ -154,6 +132,24 @@ public sealed class ClientDeflatePeerTests(NodeFixture node, ITestOutputHelper o
             await process.WaitForExitAsync();
             process.Dispose();
         }
+    }
+
+    /// <summary>Connects our client (HTTP/1.1 or HTTP/2) with deflate offered, checks the settled context takeover,
+    /// echoes JSON and the round trip's lengths, and closes cleanly.</summary>
+    private static async Task ConnectAndEchoAsync(Uri url, bool clientContext, bool serverContext, bool http2)
+    {
+        var options = new WebSocketClientOptions { Deflate = new PerMessageDeflateOptions { OwnContextTakeover = clientContext } };
+        using var invoker = new HttpMessageInvoker(WebSocketHttp2Client.CreateHandler());
+        await using MessageWebSocket socket = http2
+            ? await WebSocketHttp2Client.ConnectMessagesAsync(invoker, url, options)
+            : await WebSocketClient.ConnectMessagesAsync(url, options);
+
+        DeflateParameters settled = socket.Connection.Deflate!.Value;
+        Assert.Equal(!clientContext, settled.ClientNoContextTakeover);
+        Assert.Equal(!serverContext, settled.ServerNoContextTakeover);
+        await EchoJsonAsync(socket, 20);
+        await EchoRoundTrip.RunAsync(socket);
+        Assert.True((await socket.CloseAsync((CloseStatus)1000, "bye", RawHttp.Timeout())).IsClean);
     }
 
     private static async Task EchoJsonAsync(MessageWebSocket socket, int count)

@@ -17,7 +17,7 @@ public sealed class DeflateHostileTests(ITestOutputHelper output)
     [Fact]
     public async Task A32KiBMessageInflatingTo33MiBFailsWith1009AtTheDefaultLimit()
     {
-        byte[] bomb = Compress(new byte[33 * 1024 * 1024]);
+        byte[] bomb = ReferenceDeflate.Compress(new byte[33 * 1024 * 1024], CompressionLevel.SmallestSize);
         Assert.InRange(bomb.Length, 30 * 1024, 34 * 1024);
         long limit = WebSocketSessionOptions.Default.MaxMessagePayloadLength; // 16 MiB
         long peak = await AttackAsync(new PerMessageDeflateOptions(), null, Offer, Fragments(0x42, bomb, 100), 1009, ProtocolViolation.MessageTooBig);
@@ -29,7 +29,7 @@ public sealed class DeflateHostileTests(ITestOutputHelper output)
     [Fact]
     public async Task A1KiBMessageInflatingTo1MiBFailsWith1009AtA64KiBLimit()
     {
-        byte[] bomb = Compress(new byte[1024 * 1024]);
+        byte[] bomb = ReferenceDeflate.Compress(new byte[1024 * 1024], CompressionLevel.SmallestSize);
         Assert.InRange(bomb.Length, 900, 1100);
         var session = WebSocketSessionOptions.Default with { MaxMessagePayloadLength = 64 * 1024, CloseTimeout = TimeSpan.FromSeconds(1) };
         long peak = await AttackAsync(new PerMessageDeflateOptions(), session, Offer, Fragments(0x41, bomb, 100), 1009, ProtocolViolation.MessageTooBig);
@@ -39,7 +39,7 @@ public sealed class DeflateHostileTests(ITestOutputHelper output)
     [Fact]
     public async Task DataThatDoesNotInflateFailsWith1007()
     {
-        byte[] valid = Compress("a first message, so the context is in use"u8.ToArray());
+        byte[] valid = ReferenceDeflate.Compress("a first message, so the context is in use"u8.ToArray(), CompressionLevel.SmallestSize);
         await AttackAsync(
             new PerMessageDeflateOptions(), null, Offer,
             [WireFrames.Client(0xC1, valid), WireFrames.Client(0xC2, [0xFF, 0xFF, 0xFF, 0xFF, 0xFF])], // FIN, RSV1: a reserved block type
@@ -55,7 +55,7 @@ public sealed class DeflateHostileTests(ITestOutputHelper output)
     [Fact]
     public async Task Rsv1OnAContinuationFrameFailsWith1002()
     {
-        byte[] message = Compress(new byte[4000]);
+        byte[] message = ReferenceDeflate.Compress(new byte[4000], CompressionLevel.SmallestSize);
         await AttackAsync(
             new PerMessageDeflateOptions(), null, Offer,
             [WireFrames.Client(0x42, message.AsSpan(0, 4)), WireFrames.Client(0xC0, message.AsSpan(4))], // RSV1 again on the continuation
@@ -69,7 +69,7 @@ public sealed class DeflateHostileTests(ITestOutputHelper output)
     {
         await AttackAsync(
             serverDeflate ? new PerMessageDeflateOptions() : null, null, serverDeflate ? null : Offer,
-            [WireFrames.Client(0xC1, Compress("Hello"u8.ToArray()))], 1002, ProtocolViolation.ReservedBitsSet);
+            [WireFrames.Client(0xC1, ReferenceDeflate.Compress("Hello"u8.ToArray(), CompressionLevel.SmallestSize))], 1002, ProtocolViolation.ReservedBitsSet);
     }
 
     /// <summary>Opens a websocket with <paramref name="offer"/>, sends <paramref name="frames"/>, and asserts the
@@ -125,17 +125,5 @@ public sealed class DeflateHostileTests(ITestOutputHelper output)
             ReadOnlySpan<byte> part = compressed.AsSpan(i * compressed.Length / count, ((i + 1) * compressed.Length / count) - (i * compressed.Length / count));
             return WireFrames.Client((byte)((i == 0 ? first : 0x00) | (i == count - 1 ? 0x80 : 0)), part);
         }).ToArray();
-    }
-
-    /// <summary>Raw deflate of <paramref name="message"/>, sync-flushed with the tail stripped (RFC 7692 §7.2.1).</summary>
-    private static byte[] Compress(byte[] message)
-    {
-        var sink = new MemoryStream();
-        using (var deflate = new DeflateStream(sink, CompressionLevel.SmallestSize, leaveOpen: true))
-        {
-            deflate.Write(message);
-            deflate.Flush();
-            return sink.ToArray()[..^4];
-        }
     }
 }

@@ -1,4 +1,3 @@
-using System.IO.Compression;
 using System.Net;
 using System.Net.Sockets;
 using System.Text;
@@ -7,7 +6,7 @@ namespace WebSocketCodec.AspNetCore.Tests.Compression;
 
 /// <summary>A hand-written server for checking what our client puts on the wire: answers one upgrade with a
 /// <c>Sec-WebSocket-Extensions</c> value of the test's choosing, reads the client's frames raw (RSV bits, masking) and
-/// compresses or inflates with <see cref="DeflateStream"/>, independently of the library.</summary>
+/// compresses or inflates with <see cref="ReferenceDeflate"/>, independently of the library.</summary>
 public sealed class RawDeflateServer : IDisposable
 {
     private readonly TcpListener _listener = new(IPAddress.Loopback, 0);
@@ -56,31 +55,6 @@ public sealed class RawDeflateServer : IDisposable
         }
 
         return (head[0], payload);
-    }
-
-    /// <summary>Inflates one message's payload (the 00 00 FF FF tail put back, RFC 7692 §7.2.2).</summary>
-    public static byte[] Inflate(byte[] compressed)
-    {
-        using var source = new MemoryStream([.. compressed, 0x00, 0x00, 0xFF, 0xFF]);
-        using var inflate = new DeflateStream(source, CompressionMode.Decompress);
-        var inflated = new MemoryStream();
-        inflate.CopyTo(inflated);
-        return inflated.ToArray();
-    }
-
-    /// <summary>Compresses one message as a peer without context would (sync flush, tail stripped).</summary>
-    public static byte[] Deflate(byte[] message)
-    {
-        var sink = new MemoryStream();
-        using (var deflate = new DeflateStream(sink, CompressionLevel.Optimal, leaveOpen: true))
-        {
-            deflate.Write(message);
-            deflate.Flush();
-        }
-
-        byte[] all = sink.ToArray();
-        int end = all.AsSpan().LastIndexOf((ReadOnlySpan<byte>)[0x00, 0x00, 0xFF, 0xFF]);
-        return all[..end];
     }
 
     /// <summary>An unmasked server frame.</summary>

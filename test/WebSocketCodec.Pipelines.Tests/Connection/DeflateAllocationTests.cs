@@ -57,7 +57,7 @@ public sealed class DeflateAllocationTests(Xunit.Abstractions.ITestOutputHelper 
         MeasuringEcho? echo = null;
         Task<WebSocketCloseInfo> run = channel.RunAsync(sender => echo = new MeasuringEcho(sender), Loopback.Timeout(60));
         byte[] json = Json(length);
-        byte[] frame = WireFrames.Client(0xC1, Compress(json)); // FIN, RSV1, Text
+        byte[] frame = WireFrames.Client(0xC1, ReferenceDeflate.Compress(json, CompressionLevel.Fastest)); // FIN, RSV1, Text
         int perBatch = Math.Max(1, 64 * 1024 / frame.Length);
         byte[] batch = [.. Enumerable.Range(0, perBatch).SelectMany(_ => frame)];
         Task<long> reader = Task.Run(() => loop.DiscardToEndAsync());
@@ -98,20 +98,5 @@ public sealed class DeflateAllocationTests(Xunit.Abstractions.ITestOutputHelper 
         }
 
         return Encoding.UTF8.GetBytes(text.ToString(0, length));
-    }
-
-    /// <summary>One message compressed without context (sync flush, tail stripped): valid for an inflater that keeps
-    /// context too, so the same frame can be sent again and again.</summary>
-    private static byte[] Compress(byte[] message)
-    {
-        var sink = new MemoryStream();
-        using (var deflate = new DeflateStream(sink, CompressionLevel.Fastest, leaveOpen: true))
-        {
-            deflate.Write(message);
-            deflate.Flush();
-        }
-
-        byte[] all = sink.ToArray();
-        return all[..all.AsSpan().LastIndexOf((ReadOnlySpan<byte>)[0x00, 0x00, 0xFF, 0xFF])];
     }
 }
