@@ -184,6 +184,89 @@ public sealed class DeflateSocketTests : LeakCheckedTests
         Assert.Equal(1000, WireFrames.CloseStatusOf(rest[1].Payload));
     }
 
+    [Theory]
+    [InlineData("bomb", 1009)]
+    [InlineData("corrupt", 1007)]
+    public async Task ABombOrCorruptDataOverASocketGetsItsCloseStatusAndThePoolIsBalanced(string input, int status)
+    {
+        var pool = new CountingPool();
+        await using (CallbacksServer server = await CallbacksServer.StartAsync(
+            sender => Echo(sender, pool), WebSocketSessionOptions.Default with { Pool = pool, MaxMessagePayloadLength = 64 * 1024 }, new PerMessageDeflateOptions()))
+        {
+            using System.Net.Sockets.Socket socket = await RawHttp.ConnectAsync(server.EndPoint);
+            await socket.SendAsync(Encoding.ASCII.GetBytes(RawHttp.Upgrade("/ws", "Sec-WebSocket-Extensions: permessage-deflate\r\n")), RawHttp.Timeout());
+            Assert.Contains("\r\nSec-WebSocket-Extensions: permessage-deflate\r\n", await RawHttp.ReadHeadAsync(socket), StringComparison.Ordinal);
+
+            byte[] payload = input == "bomb" ? RawDeflate.Compress(new byte[1 << 20]) : [0xFF, 0xFF, 0xFF, 0xFF, 0x00, 0x01];
+            await socket.SendAsync(WireFrames.Client(0xC2, payload), RawHttp.Timeout());
+            byte[] received = await ReadFrameAsync(socket);
+            Assert.Equal(0x88, received[0]);
+            Assert.Equal(status, WireFrames.CloseStatusOf(received.AsSpan(2)));
+            await socket.SendAsync(WireFrames.ClientClose((ushort)status), RawHttp.Timeout());
+            Assert.Empty(await RawHttp.ReadToEndAsync(socket)); // then the server closes the connection
+        }
+
+        await Eventually.True(() => pool.Outstanding == 0);
+        pool.AssertBalanced();
+    }
+
+    [Fact]
+    public async Task ASocketThatDropsInTheMiddleOfACompressedMessageLeavesNothingBehind()
+    {
+        var pool = new CountingPool();
+        var closed = new TaskCompletionSource<WebSocketCloseInfo>(TaskCreationOptions.RunContinuationsAsynchronously);
+        await using (CallbacksServer server = await CallbacksServer.StartAsync(
+            sender => new WebSocketMessageListener<ChannelFrameSender>(sender, static (s, type, payload) =>
+                s.Send(type == WebSocketMessageType.Text ? WebSocketOpcode.Text : WebSocketOpcode.Binary, payload), pool, info => closed.TrySetResult(info)),
+            WebSocketSessionOptions.Default with { Pool = pool }, new PerMessageDeflateOptions()))
+        {
+            using System.Net.Sockets.Socket socket = await RawHttp.ConnectAsync(server.EndPoint);
+            await socket.SendAsync(Encoding.ASCII.GetBytes(RawHttp.Upgrade("/ws", "Sec-WebSocket-Extensions: permessage-deflate\r\n")), RawHttp.Timeout());
+            await RawHttp.ReadHeadAsync(socket);
+            byte[] json = Encoding.UTF8.GetBytes(Json);
+            await socket.SendAsync(WireFrames.Client(0xC1, RawDeflate.Compress(json)), RawHttp.Timeout()); // echoed compressed
+            Assert.Equal(0xC1, (await ReadFrameAsync(socket))[0]);
+            byte[] next = RawDeflate.Compress(json);
+            await socket.SendAsync(WireFrames.Client(0x41, next.AsSpan(0, next.Length / 2)), RawHttp.Timeout()); // RSV1, no FIN: inflating
+            await Eventually.True(() => pool.Rented > 0 && pool.Outstanding > 0);
+            socket.Close(0); // gone, mid-message
+            await closed.Task.WaitAsync(TimeSpan.FromSeconds(20));
+        }
+
+        await Eventually.True(() => pool.Outstanding == 0);
+        pool.AssertBalanced();
+    }
+
+    /// <summary>Reads one unmasked frame (7- or 16-bit length) off the socket.</summary>
+    private static async Task<byte[]> ReadFrameAsync(System.Net.Sockets.Socket socket)
+    {
+        byte[] head = new byte[4];
+        await ReadExactlyAsync(socket, head.AsMemory(0, 2));
+        int length = head[1] & 0x7F;
+        int headerLength = 2;
+        if (length == 126)
+        {
+            await ReadExactlyAsync(socket, head.AsMemory(2, 2));
+            length = (head[2] << 8) | head[3];
+            headerLength = 4;
+        }
+
+        byte[] frame = new byte[headerLength + length];
+        head.AsSpan(0, headerLength).CopyTo(frame);
+        await ReadExactlyAsync(socket, frame.AsMemory(headerLength));
+        return frame;
+    }
+
+    private static async Task ReadExactlyAsync(System.Net.Sockets.Socket socket, Memory<byte> buffer)
+    {
+        while (buffer.Length > 0)
+        {
+            int read = await socket.ReceiveAsync(buffer, RawHttp.Timeout());
+            Assert.True(read > 0, "the connection closed early");
+            buffer = buffer[read..];
+        }
+    }
+
     private static async Task<byte[]> ReceiveAsync(ClientWebSocket client, WebSocketMessageType expected)
     {
         var received = new MemoryStream();
