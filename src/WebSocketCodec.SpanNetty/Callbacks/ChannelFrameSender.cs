@@ -12,7 +12,7 @@ namespace WebSocketCodec.SpanNetty;
 /// flushes) or <see cref="TrySend"/> (never waits). After our Close the synchronous methods drop their frames and say
 /// so (<see cref="Send"/> returns false); only <see cref="CloseAsync"/> sends a Close.
 /// </summary>
-public sealed class ChannelFrameSender : IWebSocketGroupMember
+public sealed partial class ChannelFrameSender : IWebSocketGroupMember
 {
     /// <summary>The room to leave in front of a payload for <see cref="SendPrefixed"/>: the longest header.</summary>
     public const int PrefixRoom = FrameHeaderReader.MaxHeaderLength;
@@ -81,7 +81,7 @@ public sealed class ChannelFrameSender : IWebSocketGroupMember
             return false;
         }
 
-        _output.WriteFrame(_encoder, ref _order, opcode, payload, fin);
+        WriteData(opcode, payload, fin);
         LoopSent = true;
         return true;
     }

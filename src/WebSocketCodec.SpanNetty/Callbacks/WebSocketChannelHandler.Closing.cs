@@ -170,8 +170,9 @@ public sealed partial class WebSocketChannelHandler
         _finished = true;
         _closing = true;
         CancelTimer();
-        _session.Abort(); // returns a partly gathered frame's buffer
+        _session.Dispose(); // returns a partly gathered frame's buffer, frees the inflater
         _sender?.FailWaiting();
+        _sender?.ReleaseDeflater();
         _output?.Dispose();
         if (_context is { Channel.IsActive: true } context)
         {

@@ -31,6 +31,7 @@ public sealed partial class WebSocketChannelHandler : ChannelHandlerAdapter
     private IWebSocketFrameListener? _listener;
     private bool _listenerPending;
     private bool _answering; // the callbacks sent from the latest read (an echo): reads pause while not writable
+    private (DeflateParameters Parameters, PerMessageDeflateOptions Options)? _deflate; // turned on when added
 
     /// <summary>Creates the handler of one websocket.</summary>
     /// <param name="role">Which end this is: a server expects masked frames, a client masks its own.</param>
@@ -59,6 +60,9 @@ public sealed partial class WebSocketChannelHandler : ChannelHandlerAdapter
     /// <summary>The protocol state.</summary>
     public WebSocketSessionState State => _session.State;
 
+    /// <summary>The permessage-deflate parameters the handshake settled, or null when it was not negotiated.</summary>
+    public DeflateParameters? Deflate => _deflate?.Parameters;
+
     /// <summary>Completes when the websocket has ended (the channel is closed), with how it ended.</summary>
     public Task<WebSocketCloseInfo> Completion => _completion.Task;
 
@@ -80,6 +84,12 @@ public sealed partial class WebSocketChannelHandler : ChannelHandlerAdapter
         // in order with the application's frames.
         _session.Output = _output;
         _sender = new ChannelFrameSender(this, _output, _session.Encoder);
+        if (_deflate is var (parameters, deflate))
+        {
+            _session.EnablePerMessageDeflate(parameters); // inbound: RSV1 legal on a message's first frame, inflated
+            _sender.EnablePerMessageDeflate(parameters, deflate, _session.Options.Pool ?? System.Buffers.ArrayPool<byte>.Shared);
+        }
+
         _listener = _listenerFactory(_sender);
         // The session's outbound water marks drive the channel's writability.
         IChannelConfiguration configuration = context.Channel.Configuration;
@@ -253,6 +263,19 @@ public sealed partial class WebSocketChannelHandler : ChannelHandlerAdapter
         }
 
         return Completion;
+    }
+
+    /// <summary>Turns permessage-deflate on, as the handshake settled it (before the handler is added: the upgrade
+    /// handlers call it).</summary>
+    internal void EnablePerMessageDeflate(DeflateParameters parameters, PerMessageDeflateOptions options)
+    {
+        ArgumentNullException.ThrowIfNull(options);
+        if (_context is not null)
+        {
+            throw new InvalidOperationException("permessage-deflate is turned on before the handler is added.");
+        }
+
+        _deflate = (parameters, options);
     }
 
     [MethodImpl(MethodImplOptions.AggressiveInlining)]

@@ -15,7 +15,8 @@ public delegate Func<ChannelFrameSender, IWebSocketFrameListener>? WebSocketRout
 /// The server's side of the HTTP/1.1 opening handshake (RFC 6455 §4.2) as the first handler of a SpanNetty pipeline: it
 /// reads the request head within the size bound and the handshake timeout, validates it with the core's strict rules
 /// (405, 400, 426 with <c>Sec-WebSocket-Version: 13</c>, 431, 403 for an origin refused, 404 for a path not served),
-/// answers 101 and puts a <see cref="WebSocketChannelHandler"/> in its own place, handing it the frames the client sent
+/// answers 101 (accepting permessage-deflate when <see cref="WebSocketAcceptOptions.Deflate"/> is set and the client
+/// offers it) and puts a <see cref="WebSocketChannelHandler"/> in its own place, handing it the frames the client sent
 /// right behind its request. A refusal is answered, then the connection is closed once the client closes or after a
 /// second. No <c>HttpServerCodec</c> is needed.
 /// </summary>
@@ -43,6 +44,7 @@ public sealed class WebSocketServerUpgradeHandler : ChannelHandlerAdapter
         ArgumentNullException.ThrowIfNull(route);
         _route = route;
         _accept = accept?.Clone() ?? WebSocketAcceptOptions.Defaults;
+        _accept.Deflate?.Validate();
         _channel = channel ?? WebSocketChannelHandlerOptions.Default;
     }
 
@@ -118,10 +120,16 @@ public sealed class WebSocketServerUpgradeHandler : ChannelHandlerAdapter
             return;
         }
 
+        (DeflateParameters? deflate, string? extensions) = _accept.NegotiateDeflate(request!);
         IByteBuffer response = context.Allocator.Buffer(256);
-        Http1Handshake.WriteAccept(response, request!.Key, subprotocol);
+        DeflateHandshake.WriteAccept(response, request!.Key, subprotocol, extensions);
         _ = context.WriteAndFlushAsync(response, context.VoidPromise());
         var websocket = new WebSocketChannelHandler(WebSocketRole.Server, listenerFactory!, _accept.Session, _channel, subprotocol);
+        if (deflate is { } parameters)
+        {
+            websocket.EnablePerMessageDeflate(parameters, _accept.Deflate!);
+        }
+
         context.Pipeline.AddAfter(context.Name, "websocket", websocket);
         _completion.TrySetResult(websocket);
         if (rest is not null)

@@ -8,7 +8,7 @@ using WebSocketCodec.Pipelines;
 namespace WebSocketCodec.SpanNetty.Tests.Infrastructure;
 
 /// <summary>A SpanNetty server on a free loopback port (managed sockets) whose websockets at <c>/ws</c> run the
-/// callbacks the test gives, with the test's session options.</summary>
+/// callbacks the test gives, with the test's session options (and permessage-deflate when given).</summary>
 /// <remarks>Its event loops (<see cref="Loops"/>) are shared and never shut down: SpanNetty's socket channel hands
 /// every I/O completion to its event loop, and one that comes after the loop terminated (a closed socket's aborted
 /// receive, say) throws on a thread-pool thread and ends the process.</remarks>
@@ -36,7 +36,8 @@ internal sealed class CallbacksServer : IAsyncDisposable
 
     public IPEndPoint EndPoint => new(IPAddress.Loopback, Url.Port);
 
-    public static async Task<CallbacksServer> StartAsync(Func<ChannelFrameSender, IWebSocketFrameListener> exchange, WebSocketSessionOptions session)
+    public static async Task<CallbacksServer> StartAsync(
+        Func<ChannelFrameSender, IWebSocketFrameListener> exchange, WebSocketSessionOptions session, PerMessageDeflateOptions? deflate = null)
     {
         var children = new ConcurrentBag<IChannel>();
         IChannel bound = await new ServerBootstrap()
@@ -47,7 +48,7 @@ internal sealed class CallbacksServer : IAsyncDisposable
             .ChildHandler(new ActionChannelInitializer<IChannel>(channel =>
             {
                 children.Add(channel);
-                channel.Pipeline.AddLast("upgrade", new WebSocketServerUpgradeHandler("/ws", exchange, new WebSocketAcceptOptions { Session = session }));
+                channel.Pipeline.AddLast("upgrade", new WebSocketServerUpgradeHandler("/ws", exchange, new WebSocketAcceptOptions { Session = session, Deflate = deflate }));
             }))
             .BindAsync(new IPEndPoint(IPAddress.Loopback, 0));
         return new CallbacksServer(bound, children);

@@ -21,12 +21,12 @@ internal sealed class SpanNettyClient : IAsyncDisposable
 
     public WebSocketChannelHandler WebSocket { get; private set; } = null!;
 
-    public static async Task<SpanNettyClient> ConnectAsync(Uri url, WebSocketClientOptions? options = null)
+    public static async Task<SpanNettyClient> ConnectAsync(Uri url, WebSocketClientOptions? options = null, PerMessageDeflateOptions? deflate = null)
     {
         var client = new SpanNettyClient(new MultithreadEventLoopGroup(1));
         var upgrade = new WebSocketClientUpgradeHandler(url, sender => new WebSocketMessageListener<ChannelFrameSender>(sender,
             (_, type, payload) => client._received.Writer.TryWrite((type, payload.ToArray())),
-            onClose: _ => client._received.Writer.TryComplete()), options);
+            onClose: _ => client._received.Writer.TryComplete()), options) { Deflate = deflate };
         try
         {
             client._channel = await new Bootstrap()
