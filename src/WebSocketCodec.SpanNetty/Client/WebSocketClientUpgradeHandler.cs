@@ -11,7 +11,7 @@ namespace WebSocketCodec.SpanNetty;
 /// The client's side of the HTTP/1.1 opening handshake as the first handler of a SpanNetty pipeline (after TLS, if
 /// any): when the channel is active it sends the upgrade request, reads the response head within the size bound and the
 /// handshake timeout, checks it strictly (101, the accept key, a subprotocol only from those offered, no extension but
-/// permessage-deflate when <see cref="Deflate"/> offered it),
+/// permessage-deflate when <see cref="WebSocketClientOptions.Deflate"/> offered it),
 /// and puts a client-role <see cref="WebSocketChannelHandler"/> in its own place, handing it any frames that came
 /// right behind the 101. <see cref="Completion"/> reports the outcome.
 /// </summary>
@@ -25,7 +25,6 @@ public sealed class WebSocketClientUpgradeHandler : ChannelHandlerAdapter
     private readonly TaskCompletionSource<WebSocketChannelHandler> _completion = new(TaskCreationOptions.RunContinuationsAsynchronously);
     private HeadAccumulator? _head;
     private IScheduledTask? _timeout;
-    private readonly PerMessageDeflateOptions? _deflate;
     private bool _sent;
     private bool _done;
 
@@ -44,23 +43,8 @@ public sealed class WebSocketClientUpgradeHandler : ChannelHandlerAdapter
         _uri = uri;
         _listenerFactory = listenerFactory;
         _options = options ?? WebSocketClientOptions.Default;
+        _options.Deflate?.Validate();
         _channel = channel ?? WebSocketChannelHandlerOptions.Default;
-    }
-
-    /// <summary>permessage-deflate (RFC 7692) to offer, or null (the default) to offer none. Offered, the server may
-    /// accept it (its answer is checked: a malformed one, or one the offer does not allow, fails the handshake) or
-    /// decline it; accepted, the server's compressed messages are inflated before the listener sees them, and whole
-    /// messages sent with <see cref="ChannelFrameSender.Send"/>, <c>TrySend</c> and <c>SendAsync</c> are compressed
-    /// from <see cref="PerMessageDeflateOptions.Threshold"/> up (see <see cref="ChannelFrameSender.CompressOutgoing"/>).
-    /// <see cref="WebSocketChannelHandler.Deflate"/> says what was settled.</summary>
-    public PerMessageDeflateOptions? Deflate
-    {
-        get => _deflate;
-        init
-        {
-            value?.Validate();
-            _deflate = value;
-        }
     }
 
     /// <summary>The websocket's handler once the server accepted; faults with <see cref="WebSocketHandshakeException"/>
@@ -121,7 +105,7 @@ public sealed class WebSocketClientUpgradeHandler : ChannelHandlerAdapter
         DeflateParameters? deflate;
         try
         {
-            subprotocol = DeflateHandshake.ValidateResponse(head!, _key, _options.Subprotocols, _deflate, out deflate);
+            subprotocol = Http1Handshake.ValidateResponse(head!, _key, _options.Subprotocols, _options.Deflate, out deflate);
         }
         catch (WebSocketHandshakeException refused)
         {
@@ -135,7 +119,7 @@ public sealed class WebSocketClientUpgradeHandler : ChannelHandlerAdapter
         var websocket = new WebSocketChannelHandler(WebSocketRole.Client, _listenerFactory, _options.Session, _channel, subprotocol);
         if (deflate is { } parameters)
         {
-            websocket.EnablePerMessageDeflate(parameters, _deflate!);
+            websocket.EnablePerMessageDeflate(parameters, _options.Deflate!);
         }
 
         context.Pipeline.AddAfter(context.Name, "websocket", websocket);
@@ -161,9 +145,9 @@ public sealed class WebSocketClientUpgradeHandler : ChannelHandlerAdapter
         IByteBuffer request = context.Allocator.Buffer(512);
         try
         {
-            IEnumerable<KeyValuePair<string, string>> headers = _deflate is null
+            IEnumerable<KeyValuePair<string, string>> headers = _options.Deflate is null
                 ? _options.Headers
-                : _options.Headers.Append(new("Sec-WebSocket-Extensions", PerMessageDeflateNegotiation.CreateOffer(_deflate)));
+                : _options.Headers.Append(new("Sec-WebSocket-Extensions", PerMessageDeflateNegotiation.CreateOffer(_options.Deflate)));
             Http1Handshake.WriteRequest(request, host, _uri.PathAndQuery, _key, _options.Subprotocols, headers);
         }
         catch (Exception error)

@@ -122,7 +122,7 @@ public sealed class WebSocketServerUpgradeHandler : ChannelHandlerAdapter
 
         (DeflateParameters? deflate, string? extensions) = _accept.NegotiateDeflate(request!);
         IByteBuffer response = context.Allocator.Buffer(256);
-        DeflateHandshake.WriteAccept(response, request!.Key, subprotocol, extensions);
+        Http1Handshake.WriteAccept(response, request!.Key, subprotocol, extensions);
         _ = context.WriteAndFlushAsync(response, context.VoidPromise());
         var websocket = new WebSocketChannelHandler(WebSocketRole.Server, listenerFactory!, _accept.Session, _channel, subprotocol);
         if (deflate is { } parameters)

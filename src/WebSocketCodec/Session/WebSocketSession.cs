@@ -354,11 +354,13 @@ public sealed partial class WebSocketSession : IDisposable
         return true;
     }
 
-    /// <summary>Ends the session without a handshake (the transport failed or was aborted).</summary>
+    /// <summary>Ends the session without a handshake (the transport failed or was aborted) and returns its pooled
+    /// buffers and permessage-deflate state; call it where the input ends, not during a <c>Receive</c>.</summary>
     public void Abort()
     {
         State = WebSocketSessionState.Closed;
         _gather.Release();
+        ReleaseInflater();
     }
 
     /// <summary>
@@ -449,11 +451,7 @@ public sealed partial class WebSocketSession : IDisposable
     }
 
     /// <summary>Returns the buffer of a partly gathered frame to the pool, and frees permessage-deflate's state.</summary>
-    public void Dispose()
-    {
-        Abort();
-        ReleaseInflater();
-    }
+    public void Dispose() => Abort();
 
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
     private bool OnFrame<THandler>(in FrameHeader header, Span<byte> payload, ref THandler handler)

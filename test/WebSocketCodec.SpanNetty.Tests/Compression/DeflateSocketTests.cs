@@ -169,7 +169,7 @@ public sealed class DeflateSocketTests : LeakCheckedTests
         Assert.Contains("\r\nSec-WebSocket-Extensions: permessage-deflate\r\n", head, StringComparison.Ordinal);
 
         byte[] json = Encoding.UTF8.GetBytes(string.Concat(Enumerable.Repeat("{\"id\":1,\"name\":\"user\",\"online\":true},", 30)));
-        await socket.SendAsync(WireFrames.Client(0xC1, RawDeflate.Compress(json)), RawHttp.Timeout()); // compressed by us
+        await socket.SendAsync(WireFrames.Client(0xC1, ReferenceDeflate.Compress(json)), RawHttp.Timeout()); // compressed by us
         await socket.SendAsync(WireFrames.Client(WebSocketOpcode.Text, "tiny"u8), RawHttp.Timeout()); // below the threshold
         await socket.SendAsync(WireFrames.ClientClose(1000), RawHttp.Timeout());
         byte[] received = await RawHttp.ReadToEndAsync(socket);
@@ -177,7 +177,7 @@ public sealed class DeflateSocketTests : LeakCheckedTests
         Assert.Equal(0xC1, received[0]); // FIN, RSV1, Text
         int length = received[1];
         Assert.True(length <= 125, $"{length}: more than 125 B on the wire for {json.Length}");
-        Assert.Equal(json, RawDeflate.Inflate(received.AsSpan(2, length)));
+        Assert.Equal(json, ReferenceDeflate.Inflate(received.AsSpan(2, length)));
         var rest = WireFrames.Read(received.AsSpan(2 + length), WebSocketRole.Client);
         Assert.Equal(0x81, received[2 + length]);
         Assert.Equal("tiny"u8.ToArray(), rest[0].Payload);
@@ -197,7 +197,7 @@ public sealed class DeflateSocketTests : LeakCheckedTests
             await socket.SendAsync(Encoding.ASCII.GetBytes(RawHttp.Upgrade("/ws", "Sec-WebSocket-Extensions: permessage-deflate\r\n")), RawHttp.Timeout());
             Assert.Contains("\r\nSec-WebSocket-Extensions: permessage-deflate\r\n", await RawHttp.ReadHeadAsync(socket), StringComparison.Ordinal);
 
-            byte[] payload = input == "bomb" ? RawDeflate.Compress(new byte[1 << 20]) : [0xFF, 0xFF, 0xFF, 0xFF, 0x00, 0x01];
+            byte[] payload = input == "bomb" ? ReferenceDeflate.Compress(new byte[1 << 20]) : [0xFF, 0xFF, 0xFF, 0xFF, 0x00, 0x01];
             await socket.SendAsync(WireFrames.Client(0xC2, payload), RawHttp.Timeout());
             byte[] received = await ReadFrameAsync(socket);
             Assert.Equal(0x88, received[0]);
@@ -224,9 +224,9 @@ public sealed class DeflateSocketTests : LeakCheckedTests
             await socket.SendAsync(Encoding.ASCII.GetBytes(RawHttp.Upgrade("/ws", "Sec-WebSocket-Extensions: permessage-deflate\r\n")), RawHttp.Timeout());
             await RawHttp.ReadHeadAsync(socket);
             byte[] json = Encoding.UTF8.GetBytes(Json);
-            await socket.SendAsync(WireFrames.Client(0xC1, RawDeflate.Compress(json)), RawHttp.Timeout()); // echoed compressed
+            await socket.SendAsync(WireFrames.Client(0xC1, ReferenceDeflate.Compress(json)), RawHttp.Timeout()); // echoed compressed
             Assert.Equal(0xC1, (await ReadFrameAsync(socket))[0]);
-            byte[] next = RawDeflate.Compress(json);
+            byte[] next = ReferenceDeflate.Compress(json);
             await socket.SendAsync(WireFrames.Client(0x41, next.AsSpan(0, next.Length / 2)), RawHttp.Timeout()); // RSV1, no FIN: inflating
             await Eventually.True(() => pool.Rented > 0 && pool.Outstanding > 0);
             socket.Close(0); // gone, mid-message

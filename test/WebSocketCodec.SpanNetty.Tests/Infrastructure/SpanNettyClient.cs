@@ -26,7 +26,7 @@ internal sealed class SpanNettyClient : IAsyncDisposable
         var client = new SpanNettyClient(new MultithreadEventLoopGroup(1));
         var upgrade = new WebSocketClientUpgradeHandler(url, sender => new WebSocketMessageListener<ChannelFrameSender>(sender,
             (_, type, payload) => client._received.Writer.TryWrite((type, payload.ToArray())),
-            onClose: _ => client._received.Writer.TryComplete()), options) { Deflate = deflate };
+            onClose: _ => client._received.Writer.TryComplete()), deflate is null ? options : (options ?? WebSocketClientOptions.Default) with { Deflate = deflate });
         try
         {
             client._channel = await new Bootstrap()
