@@ -21,10 +21,13 @@ var baseline = new Option<FileInfo?>("--baseline") { Description = "Another buil
 var json = new Option<FileInfo?>("--json") { Description = "Also write the results as JSON." };
 var deflate = new Option<bool>("--deflate") { Description = "permessage-deflate: the client offers it and sends JSON text compressed once per connection; the servers (" + string.Join(", ", DeflateMode.Variants) + ") compress their echoes at zlib's level 6; reports server and client CPU per message and wire bytes per message." };
 var noContextTakeover = new Option<bool>("--no-context-takeover") { Description = "With --deflate: offer server_no_context_takeover and client_no_context_takeover." };
-var memory = new Option<bool>("--memory") { Description = "Also take the server's memory (forced compacting GC) before connecting and with every websocket open: RSS and heap per websocket." };
+var memory = new Option<bool>("--memory") { Description = "Also take the server's memory (forced compacting GC) before connecting and with every websocket open: RSS and heap per websocket. With --deflate: every websocket is opened and exchanges --prime compressed messages first, the memory is taken with all of them primed and idle, then all send and the window measures the steady state (see DeflateScale); medians of each figure." };
+var deflateLevel = new Option<string>("--deflate-level") { DefaultValueFactory = _ => DeflateMode.Optimal, Description = "With --deflate: our variants' level, optimal (zlib's 6, as ASP.NET Core's fixed level) or fastest (zlib's 1, our default); ours then report as <variant>/fastest." };
+deflateLevel.AcceptOnlyFromAmong(DeflateMode.Optimal, DeflateMode.Fastest);
+var prime = new Option<int>("--prime") { DefaultValueFactory = _ => 4, Description = "With --deflate --memory: compressed messages each websocket exchanges before the memory is taken." };
 var root = new RootCommand("WebSocketCodec perf test: a pipelined echo load from this process (one core) against each variant's server in its own process (another core).")
 {
-    variants, payload, seconds, warmup, window, connections, tls, h2, client, smoke, repeat, json, markdown, spanNettyTransport, baseline, deflate, noContextTakeover, memory,
+    variants, payload, seconds, warmup, window, connections, tls, h2, client, smoke, repeat, json, markdown, spanNettyTransport, baseline, deflate, noContextTakeover, memory, deflateLevel, prime,
 };
 root.SetAction(async (parseResult, cancellation) =>
 {
@@ -78,9 +81,9 @@ root.SetAction(async (parseResult, cancellation) =>
             return 2;
         }
     }
-    else if (parseResult.GetValue(noContextTakeover))
+    else if (parseResult.GetValue(noContextTakeover) || parseResult.GetValue(deflateLevel) != DeflateMode.Optimal)
     {
-        Console.Error.WriteLine("--no-context-takeover goes with --deflate");
+        Console.Error.WriteLine("--no-context-takeover and --deflate-level go with --deflate");
         return 2;
     }
 
@@ -116,9 +119,13 @@ root.SetAction(async (parseResult, cancellation) =>
         Deflate = compress,
         ContextTakeover = !parseResult.GetValue(noContextTakeover),
         Memory = parseResult.GetValue(memory),
+        DeflateLevel = parseResult.GetValue(deflateLevel)!,
+        PrimeMessages = Math.Max(1, parseResult.GetValue(prime)),
     };
+    bool scale = compress && options.Memory; // one row per median of each figure, and the memory table
     Console.WriteLine($"# {ClientPinning.MachineCores} cores, {System.Runtime.InteropServices.RuntimeInformation.OSDescription}, .NET {Environment.Version}");
     var results = new List<PerfResult>();
+    var everyRun = new List<PerfResult>();
     int runs = parseResult.GetValue(repeat);
     int total = sizes.Length * connectionCounts.Length * chosen.Length * runs, done = 0;
     foreach (int size in sizes)
@@ -133,6 +140,7 @@ root.SetAction(async (parseResult, cancellation) =>
                     Console.Error.Write($"[{++done}/{total}] {variant}, {size} B, {count} connection(s)...\r");
                     PerfResult result = await PerfRunner.RunVariantAsync(variant, options with { Payload = size, Connections = count }, cancellation);
                     runsByVariant[variant].Add(result);
+                    everyRun.Add(result);
                     Console.WriteLine(runs == 1 ? result.ToString() : $"# run {run}: {result}");
                 }
             }
@@ -141,7 +149,7 @@ root.SetAction(async (parseResult, cancellation) =>
             {
                 foreach (string variant in chosen)
                 {
-                    PerfResult median = PerfResult.Median(runsByVariant[variant]);
+                    PerfResult median = scale ? PerfResult.MedianOfEach(runsByVariant[variant]) : PerfResult.Median(runsByVariant[variant]);
                     results.Add(median);
                     Console.WriteLine(median);
                 }
@@ -157,14 +165,16 @@ root.SetAction(async (parseResult, cancellation) =>
     {
         string title = $"Echo over {(http2 ? "HTTP/2" : "HTTP/1.1")}{(options.Tls ? ", TLS" : "")}, window {options.Window}";
         string command = "dotnet run -c Release --project bench/WebSocketCodec.PerfTest -- " + string.Join(' ', args);
-        await File.WriteAllTextAsync(table.FullName, compress || options.Memory
+        await File.WriteAllTextAsync(table.FullName, scale
+            ? DeflateMemoryReport.ToMarkdown(results, title + $", permessage-deflate {(options.ContextTakeover ? "with" : "without")} context takeover, JSON text", command)
+            : compress || options.Memory
             ? DeflateReport.ToMarkdown(results, title + (compress ? $", permessage-deflate {(options.ContextTakeover ? "with" : "without")} context takeover, JSON text" : ""), command)
             : PerfReport.ToMarkdown(results, title, command), cancellation);
     }
 
     if (parseResult.GetValue(json) is { } file)
     {
-        await File.WriteAllTextAsync(file.FullName, JsonSerializer.Serialize(results, new JsonSerializerOptions { WriteIndented = true }), cancellation);
+        await File.WriteAllTextAsync(file.FullName, scale ? JsonSerializer.Serialize(new { Medians = results, Runs = everyRun }, new JsonSerializerOptions { WriteIndented = true }) : JsonSerializer.Serialize(results, new JsonSerializerOptions { WriteIndented = true }), cancellation);
     }
 
     return 0;
@@ -176,11 +186,16 @@ var serveVariant = new Option<string>("--variant") { Required = true };
 var serveTls = new Option<bool>("--tls");
 var serveH2 = new Option<bool>("--h2");
 var serveDeflate = new Option<bool>("--deflate");
+var serveLevel = new Option<string>("--deflate-level") { DefaultValueFactory = _ => DeflateMode.Optimal };
+var serveReceiveBuffer = new Option<int>("--receive-buffer");
 serve.Options.Add(serveDeflate);
+serve.Options.Add(serveLevel);
+serve.Options.Add(serveReceiveBuffer);
 serve.Options.Add(serveVariant);
 serve.Options.Add(serveTls);
 serve.Options.Add(serveH2);
-serve.SetAction((parseResult, _) => PerfServer.RunAsync(parseResult.GetValue(serveVariant)!, parseResult.GetValue(serveTls), parseResult.GetValue(serveH2), parseResult.GetValue(serveDeflate)));
+serve.SetAction((parseResult, _) => PerfServer.RunAsync(parseResult.GetValue(serveVariant)!, parseResult.GetValue(serveTls), parseResult.GetValue(serveH2), parseResult.GetValue(serveDeflate),
+    parseResult.GetValue(serveLevel)!, parseResult.GetValue(serveReceiveBuffer)));
 root.Subcommands.Add(serve);
 
 return await root.Parse(args).InvokeAsync();

@@ -48,6 +48,40 @@ public sealed class DeflateSmokeTests
         Assert.True(result.Messages > 0, result.ToString());
         Assert.True(result.Rss > 0, result.ToString());
         Assert.Contains("rss/ws=", result.ToString(), StringComparison.Ordinal);
+
+        // With --deflate, every websocket was primed before the memory was taken, and the window came after.
+        Assert.True(result.SetupSeconds > 0, result.ToString());
+        Assert.True(result.ServerBusy > 0, result.ToString());
+        string table = DeflateMemoryReport.ToMarkdown([result], "smoke", "perftest --deflate --memory");
+        Assert.Contains("| 4 | takeover | ours-endpoint | ", table, StringComparison.Ordinal);
+    }
+
+    [Fact]
+    public async Task OurVariantsRunAtTheFastestLevelWhenAsked()
+    {
+        PerfResult result = await PerfRunner.RunVariantAsync(Variants.OursEndpoint, Smoke(contextTakeover: true) with { DeflateLevel = DeflateMode.Fastest }, RawHttp.Timeout(60));
+        Assert.Equal("ours-endpoint/fastest", result.Variant);
+        Assert.True(result.Messages > 0, result.ToString());
+        Assert.Equal(1.0, result.CompressedReplyShare, 3);
+        Assert.Equal(Variants.AspNetCore, DeflateMode.Label(Variants.AspNetCore, DeflateMode.Fastest));
+        Assert.Throws<ArgumentException>(() => DeflateMode.Level("best"));
+    }
+
+    [Fact]
+    public void TheMemoryTableTakesTheMedianOfEachFigure()
+    {
+        PerfResult Run(double rate, double rss, double cpu) => new PerfResult("ours-endpoint", 1024, 2, 10, false, 1, 10, rate, 0, 0, 0, 0, 0, 0, 0)
+        {
+            RssPerWebSocket = rss,
+            ServerCpuMicrosecondsPerMessage = cpu,
+        };
+
+        PerfResult median = PerfResult.MedianOfEach([Run(100, 300, 50), Run(200, 100, 30)]);
+        Assert.Equal(200, median.RssPerWebSocket);
+        Assert.Equal(40, median.ServerCpuMicrosecondsPerMessage);
+        Assert.Equal(150, median.MessagesPerSecond);
+        Assert.Equal(2, median.Runs);
+        Assert.Equal(300, PerfResult.MedianOfEach([Run(100, 300, 50), Run(200, 100, 30), Run(300, 400, 10)]).RssPerWebSocket);
     }
 
     [Fact]

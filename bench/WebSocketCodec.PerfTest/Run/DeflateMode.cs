@@ -21,6 +21,27 @@ public static class DeflateMode
         _ => $"variant '{variant}' does not negotiate permessage-deflate; with --deflate use {string.Join(", ", Variants)}",
     };
 
+    /// <summary><c>--deflate-level optimal</c>: zlib's level 6, ManagedWebSocket's fixed level (the default here, so that
+    /// both servers do the same zlib work).</summary>
+    public const string Optimal = "optimal";
+
+    /// <summary><c>--deflate-level fastest</c>: zlib's level 1, <see cref="PerMessageDeflateOptions.Level"/>'s
+    /// default, for our variants only (ASP.NET Core's level cannot be set).</summary>
+    public const string Fastest = "fastest";
+
+    /// <summary>The compression level of a <c>--deflate-level</c> value.</summary>
+    public static System.IO.Compression.CompressionLevel Level(string level) => level switch
+    {
+        Optimal => System.IO.Compression.CompressionLevel.Optimal,
+        Fastest => System.IO.Compression.CompressionLevel.Fastest,
+        _ => throw new ArgumentException($"--deflate-level is {Optimal} or {Fastest}, not '{level}'.", nameof(level)),
+    };
+
+    /// <summary>The reported name of <paramref name="variant"/> at <paramref name="level"/>: ours at a level other than
+    /// the default carry it (<c>ours-endpoint/fastest</c>); <c>aspnetcore</c> is always at 6.</summary>
+    public static string Label(string variant, string level) =>
+        level == Optimal || variant == PerfTest.Variants.AspNetCore ? variant : variant + "/" + level;
+
     /// <summary>The <c>Sec-WebSocket-Extensions</c> offer.</summary>
     public static string Offer(bool contextTakeover) =>
         contextTakeover ? "permessage-deflate" : "permessage-deflate; server_no_context_takeover; client_no_context_takeover";

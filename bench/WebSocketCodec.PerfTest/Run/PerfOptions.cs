@@ -41,6 +41,14 @@ public sealed record PerfOptions
     /// with all of them open, for RSS and heap per websocket.</summary>
     public bool Memory { get; init; }
 
+    /// <summary>With <see cref="Deflate"/>: our variants' compression level, <see cref="DeflateMode.Optimal"/> (zlib's 6,
+    /// as ASP.NET Core) or <see cref="DeflateMode.Fastest"/>.</summary>
+    public string DeflateLevel { get; init; } = DeflateMode.Optimal;
+
+    /// <summary>With <see cref="Deflate"/> and <see cref="Memory"/>: the compressed messages each websocket exchanges
+    /// before the memory is taken (see <see cref="DeflateScale"/>).</summary>
+    public int PrimeMessages { get; init; } = 4;
+
     /// <summary>Pin the server to core 0 and this process to core 1 (off for smoke runs inside a test host).</summary>
     public bool Pin { get; init; } = true;
 }

@@ -43,6 +43,13 @@ public sealed record PerfResult(
     /// <summary>With <c>--memory</c>: the server's resident set with every websocket open, bytes.</summary>
     public long Rss { get; init; }
 
+    /// <summary>With <c>--deflate --memory</c>: the server's CPU time in the measured window over the window's length
+    /// (1.0: its core was busy all along, so the server bounded the rate).</summary>
+    public double ServerBusy { get; init; }
+
+    /// <summary>With <c>--deflate --memory</c>: seconds to open and prime every websocket.</summary>
+    public double SetupSeconds { get; init; }
+
     /// <summary>How many runs this result is the median of.</summary>
     public int Runs { get; init; } = 1;
 
@@ -71,5 +78,30 @@ public sealed record PerfResult(
 
     /// <summary>The deflate and memory fields, when measured (nothing in the plain modes, whose line stays as it was).</summary>
     private string Extras() => string.Create(CultureInfo.InvariantCulture,
-        $"{(Deflate == "off" ? "" : $"deflate={Deflate} server-cpu-us/msg={ServerCpuMicrosecondsPerMessage:F2} client-cpu-us/msg={ClientCpuMicrosecondsPerMessage:F2} wire-in/msg={WireBytesInPerMessage:F1} wire-out/msg={WireBytesOutPerMessage:F1} compressed={CompressedReplyShare:P0} ")}{(Rss == 0 ? "" : $"rss={Rss} rss/ws={RssPerWebSocket:F0} heap/ws={HeapPerWebSocket:F0} ")}");
+        $"{(Deflate == "off" ? "" : $"deflate={Deflate} server-cpu-us/msg={ServerCpuMicrosecondsPerMessage:F2} client-cpu-us/msg={ClientCpuMicrosecondsPerMessage:F2} wire-in/msg={WireBytesInPerMessage:F1} wire-out/msg={WireBytesOutPerMessage:F1} compressed={CompressedReplyShare:P0} ")}{(Rss == 0 ? "" : $"rss={Rss} rss/ws={RssPerWebSocket:F0} heap/ws={HeapPerWebSocket:F0} ")}{(ServerBusy == 0 ? "" : $"server-busy={ServerBusy:P0} setup-s={SetupSeconds:F1} ")}");
+
+    /// <summary>For the memory table: the median run by rate, with each per-message and per-websocket figure replaced by
+    /// its own median over the runs (the mean of the middle two for an even count).</summary>
+    public static PerfResult MedianOfEach(IReadOnlyList<PerfResult> runs)
+    {
+        ArgumentNullException.ThrowIfNull(runs);
+        static double Mid(IEnumerable<double> values)
+        {
+            double[] sorted = [.. values.Order()];
+            return sorted.Length % 2 == 1 ? sorted[sorted.Length / 2] : (sorted[(sorted.Length / 2) - 1] + sorted[sorted.Length / 2]) / 2;
+        }
+
+        return Median(runs) with
+        {
+            MessagesPerSecond = Mid(runs.Select(r => r.MessagesPerSecond)),
+            ServerCpuMicrosecondsPerMessage = Mid(runs.Select(r => r.ServerCpuMicrosecondsPerMessage)),
+            ClientCpuMicrosecondsPerMessage = Mid(runs.Select(r => r.ClientCpuMicrosecondsPerMessage)),
+            AllocatedBytesPerMessage = Mid(runs.Select(r => r.AllocatedBytesPerMessage)),
+            WireBytesOutPerMessage = Mid(runs.Select(r => r.WireBytesOutPerMessage)),
+            RssPerWebSocket = Mid(runs.Select(r => r.RssPerWebSocket)),
+            HeapPerWebSocket = Mid(runs.Select(r => r.HeapPerWebSocket)),
+            ServerBusy = Mid(runs.Select(r => r.ServerBusy)),
+            SetupSeconds = Mid(runs.Select(r => r.SetupSeconds)),
+        };
+    }
 }

@@ -25,7 +25,10 @@ public static class PerfRunner
     public static async Task<PerfResult> RunVariantAsync(string variant, PerfOptions options, CancellationToken cancellationToken = default)
     {
         ArgumentNullException.ThrowIfNull(options);
-        await using ServerProcess server = await ServerProcess.StartAsync(variant, options.Tls, options.Http2, core: options.Pin ? 0 : -1, options.SpanNettyTransport, deflate: options.Deflate);
+        bool scale = options.Deflate && options.Memory; // see DeflateScale
+        await using ServerProcess server = await ServerProcess.StartAsync(
+            variant, options.Tls, options.Http2, core: options.Pin ? 0 : -1, options.SpanNettyTransport, deflate: options.Deflate,
+            deflateLevel: options.DeflateLevel, receiveBuffer: scale ? DeflateScale.ReceiveBuffer(options.Payload) : 0);
         Trace("started");
         if (options.Pin && !ClientPinning.IsPinnedAtStart)
         {
@@ -44,7 +47,17 @@ public static class PerfRunner
         try
         {
             IReadOnlyDictionary<string, string>? memoryBefore = options.Memory ? await server.MemoryAsync() : null;
-            for (int i = 0; i < options.Connections; i++)
+            IReadOnlyDictionary<string, string>? memoryAfter = null;
+            var setup = Stopwatch.StartNew();
+            if (scale)
+            {
+                connections.AddRange(await DeflateScale.OpenAsync(endPoint, options, cancellationToken));
+                setup.Stop();
+                Trace("primed");
+                memoryAfter = await server.MemoryAsync();
+            }
+
+            for (int i = connections.Count; i < options.Connections; i++)
             {
                 connections.Add(options.Client == LoadClients.ClientWebSocket
                     ? await ClientWebSocketLoad.OpenAsync(endPoint, options.Tls, options.Http2, options.Http2 ? invoker.Value : null, options.Payload, options.Window, cancellationToken)
@@ -66,7 +79,7 @@ public static class PerfRunner
             serverCpu = server.CpuTime - serverCpu;
             clientCpu = Process.GetCurrentProcess().TotalProcessorTime - clientCpu;
             var after = await server.GcAsync();
-            IReadOnlyDictionary<string, string>? memoryAfter = options.Memory ? await server.MemoryAsync() : null;
+            memoryAfter ??= options.Memory ? await server.MemoryAsync() : null;
             Trace("measured");
             await stop.CancelAsync();
             foreach (ILoadConnection connection in connections)
@@ -94,7 +107,7 @@ public static class PerfRunner
             }
 
             return new PerfResult(
-                options.Http2 ? (variant == PerfTest.Variants.RawUpgrade ? "raw-h2" : variant + "-h2") : variant, Math.Max(8, options.Payload), options.Window, options.Connections, options.Tls, seconds, messages,
+                options.Deflate ? DeflateMode.Label(variant, options.DeflateLevel) : options.Http2 ? (variant == PerfTest.Variants.RawUpgrade ? "raw-h2" : variant + "-h2") : variant, Math.Max(8, options.Payload), options.Window, options.Connections, options.Tls, seconds, messages,
                 messages / seconds, LatencyRecording.Percentile(latency, 50) / 1000.0, LatencyRecording.Percentile(latency, 95) / 1000.0, LatencyRecording.Percentile(latency, 99) / 1000.0,
                 after.Gen0 - before.Gen0, after.Gen1 - before.Gen1, after.Gen2 - before.Gen2,
                 messages == 0 ? 0 : (after.Allocated - before.Allocated) / (double)messages)
@@ -110,6 +123,8 @@ public static class PerfRunner
                 Rss = memoryAfter is null ? 0 : long.Parse(memoryAfter["rss"], System.Globalization.CultureInfo.InvariantCulture),
                 RssPerWebSocket = PerWebSocket(memoryBefore, memoryAfter, "rss", options.Connections),
                 HeapPerWebSocket = PerWebSocket(memoryBefore, memoryAfter, "heap", options.Connections),
+                ServerBusy = scale ? serverCpu.TotalSeconds / seconds : 0,
+                SetupSeconds = scale ? setup.Elapsed.TotalSeconds : 0,
             };
         }
         finally

@@ -31,7 +31,8 @@ internal sealed class ServerProcess : IAsyncDisposable
     /// <summary>Starts <paramref name="variant"/>'s server; <paramref name="core"/> -1 leaves it unpinned;
     /// <paramref name="environment"/> adds variables (for example <c>DOTNET_gcServer</c>).</summary>
     public static async Task<ServerProcess> StartAsync(
-        string variant, bool tls, bool http2, int core, string spanNettyTransport = "socket", IReadOnlyDictionary<string, string>? environment = null, bool deflate = false)
+        string variant, bool tls, bool http2, int core, string spanNettyTransport = "socket", IReadOnlyDictionary<string, string>? environment = null, bool deflate = false,
+        string deflateLevel = DeflateMode.Optimal, int receiveBuffer = 0)
     {
         string self = typeof(ServerProcess).Assembly.Location;
         if (variant.EndsWith(BaselineSuffix, StringComparison.Ordinal))
@@ -92,6 +93,17 @@ internal sealed class ServerProcess : IAsyncDisposable
         if (deflate)
         {
             start.ArgumentList.Add("--deflate");
+            if (deflateLevel != DeflateMode.Optimal)
+            {
+                start.ArgumentList.Add("--deflate-level");
+                start.ArgumentList.Add(deflateLevel);
+            }
+
+            if (receiveBuffer > 0)
+            {
+                start.ArgumentList.Add("--receive-buffer");
+                start.ArgumentList.Add(receiveBuffer.ToString(CultureInfo.InvariantCulture));
+            }
         }
 
         Process process = Process.Start(start)!;

@@ -27,13 +27,16 @@ internal static class PerfServer
     /// <summary>With <c>--deflate</c>: permessage-deflate accepted as the client offers it, at zlib's default level (6,
     /// <see cref="System.IO.Compression.CompressionLevel.Optimal"/>), the level ASP.NET Core's ManagedWebSocket always
     /// uses, so both servers do the same zlib work.</summary>
-    private static void AcceptDeflate(WebSocketAcceptOptions accept)
+    private static Action<WebSocketAcceptOptions> AcceptDeflate(System.IO.Compression.CompressionLevel level) => accept =>
     {
         Accept(accept);
-        accept.Deflate = new PerMessageDeflateOptions { Level = System.IO.Compression.CompressionLevel.Optimal };
-    }
+        accept.Deflate = new PerMessageDeflateOptions { Level = level };
+    };
 
-    public static async Task<int> RunAsync(string variant, bool tls, bool http2, bool deflate = false)
+    /// <summary>Runs the server; with <paramref name="deflate"/> our variants compress at <paramref name="level"/>
+    /// (<c>optimal</c>, zlib's 6, by default; <c>fastest</c> is our library's default) and the <c>aspnetcore</c> echo
+    /// receives into <paramref name="receiveBuffer"/> bytes per websocket (0: 64 KiB).</summary>
+    public static async Task<int> RunAsync(string variant, bool tls, bool http2, bool deflate = false, string level = DeflateMode.Optimal, int receiveBuffer = 0)
     {
         if (!(http2 ? Variants.OverHttp2 : Variants.All).Contains(variant))
         {
@@ -47,7 +50,7 @@ internal static class PerfServer
             return 2;
         }
 
-        Action<WebSocketAcceptOptions> accept = deflate ? AcceptDeflate : Accept;
+        Action<WebSocketAcceptOptions> accept = deflate ? AcceptDeflate(DeflateMode.Level(level)) : Accept;
 
         var builder = WebApplication.CreateSlimBuilder();
         builder.Logging.ClearProviders();
@@ -91,7 +94,7 @@ internal static class PerfServer
                 break;
             case Variants.AspNetCore:
                 app.UseWebSockets(new WebSocketOptions { KeepAliveInterval = TimeSpan.Zero });
-                app.Run(deflate ? DeflateBuiltinEcho.EchoAsync : BuiltinEcho.EchoAsync); // the echo server sample's --codec builtin
+                app.Run(deflate ? DeflateBuiltinEcho.Echo(receiveBuffer > 0 ? receiveBuffer : DeflateBuiltinEcho.DefaultBuffer) : BuiltinEcho.EchoAsync); // the echo server sample's --codec builtin
                 break;
             case Variants.RawUpgrade:
                 app.Run(RawEcho.UpgradeAsync);
