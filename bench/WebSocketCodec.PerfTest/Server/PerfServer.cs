@@ -30,7 +30,7 @@ internal static class PerfServer
     private static Action<WebSocketAcceptOptions> AcceptDeflate(System.IO.Compression.CompressionLevel level) => accept =>
     {
         Accept(accept);
-        accept.Deflate = new PerMessageDeflateOptions { Level = level };
+        accept.Deflate = new PerMessageDeflateOptions { OwnContextTakeover = true, PeerContextTakeover = true, Level = level };
     };
 
     /// <summary>Runs the server; with <paramref name="deflate"/> our variants compress at <paramref name="level"/>

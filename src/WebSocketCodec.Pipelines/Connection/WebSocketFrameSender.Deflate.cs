@@ -69,7 +69,7 @@ public sealed partial class WebSocketFrameSender
         _compressed!.Reset();
         _deflater!.Compress(payload, _compressed);
         _output.Current.WriteFrame(_encoder, ref _order, opcode, _compressed.Written, fin, rsv: 4);
-        _compressed.Reset();
+        _compressed.Release(); // back to the pool: an idle websocket holds no compression buffer
         return true;
     }
 }

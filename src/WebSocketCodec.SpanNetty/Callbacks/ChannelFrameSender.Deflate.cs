@@ -68,7 +68,7 @@ public sealed partial class ChannelFrameSender
         compressed.Reset();
         _deflater!.Compress(payload, compressed);
         _output.WriteFrame(_encoder, ref _order, opcode, compressed.Written, fin, rsv: 4);
-        compressed.Reset();
+        compressed.Release(); // back to the pool: an idle websocket holds no compression buffer
         return true;
     }
 }

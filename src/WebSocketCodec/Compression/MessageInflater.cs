@@ -65,6 +65,9 @@ internal sealed class MessageInflater : IDisposable
     }
 
     /// <summary>Frees the native state and the source's buffer.</summary>
+    /// <summary>Returns the pooled copy of the compressed input between messages (the zlib context stays).</summary>
+    public void ReleaseBuffers() => _source.Release();
+
     public void Dispose()
     {
         Reset();

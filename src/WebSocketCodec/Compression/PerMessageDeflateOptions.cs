@@ -5,17 +5,22 @@ namespace WebSocketCodec;
 /// <summary>
 /// The permessage-deflate extension (RFC 7692) as one side wants it, server or client. "Own" is this side's
 /// compressor, "peer" the other side's. A server accepts an offer that fits; a client offers it and checks the answer.
+/// The defaults ask for no context takeover either way: a websocket then holds no zlib state between messages (about
+/// 60 KiB per websocket on a server instead of about 310 KiB, measured at 10,000 websockets, and less CPU per message
+/// at that scale), for about 1.8 times the bytes of a kept context on small repetitive messages. Turn both on for a few
+/// busy websockets where bytes matter more than memory.
 /// </summary>
 public sealed record PerMessageDeflateOptions
 {
     /// <summary>Whether this side keeps its compression context from message to message (better ratios; the context
-    /// costs memory per websocket: about 256 KiB of zlib state for a 15-bit window). Off: this side asks for
-    /// <c>*_no_context_takeover</c> on its own messages and starts each one afresh.</summary>
-    public bool OwnContextTakeover { get; init; } = true;
+    /// costs memory per websocket: about 256 KiB of zlib state for a 15-bit window). Off (the default): this side asks
+    /// for <c>*_no_context_takeover</c> on its own messages and starts each one afresh.</summary>
+    public bool OwnContextTakeover { get; init; }
 
-    /// <summary>Whether the peer may keep its context (off: this side asks for the peer's
-    /// <c>*_no_context_takeover</c>, so inflating the peer's messages needs no state between messages).</summary>
-    public bool PeerContextTakeover { get; init; } = true;
+    /// <summary>Whether the peer may keep its context. Off (the default): this side asks for the peer's
+    /// <c>*_no_context_takeover</c>, so inflating the peer's messages needs no state between messages (and the peer
+    /// saves its own).</summary>
+    public bool PeerContextTakeover { get; init; }
 
     /// <summary>The largest LZ77 window the peer may use, 8 to 15 bits (null: the peer's choice, 15). Inflating reads
     /// any window; a smaller one only saves the peer memory.</summary>

@@ -92,6 +92,13 @@ public sealed partial class WebSocketSession
         return violation;
     }
 
+    /// <summary>After a whole compressed message: its buffers go back to the pool (the zlib context, when kept, stays).</summary>
+    private void ReleaseInflateBuffers()
+    {
+        _inflated!.Release();
+        _inflater!.ReleaseBuffers();
+    }
+
     /// <summary>Frees the inflater's state (part of <see cref="Abort"/>).</summary>
     private void ReleaseInflater()
     {

@@ -286,6 +286,7 @@ public sealed partial class WebSocketSession : IDisposable
             }
 
             _handlerInputEnd = offset;
+            bool inflated = false;
             if (IsCompressed(header))
             {
                 if (Inflate(header, payload, out FrameHeader inflatedHeader) != ProtocolViolation.None)
@@ -295,12 +296,18 @@ public sealed partial class WebSocketSession : IDisposable
 
                 header = inflatedHeader;
                 payload = Inflated;
+                inflated = true;
             }
 
             bool goOn = OnFrame(header, payload, ref handler);
             if (_gather.IsActive)
             {
                 _gather.Release();
+            }
+
+            if (inflated && !_inflatingMessage)
+            {
+                ReleaseInflateBuffers(); // an idle websocket holds no inflate buffer
             }
 
             if (!goOn)

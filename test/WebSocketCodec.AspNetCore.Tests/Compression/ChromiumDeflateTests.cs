@@ -53,7 +53,7 @@ public sealed class ChromiumDeflateTests(ChromiumFixture chromium, ITestOutputHe
     {
         Skip.If(chromium.SkipReason is not null, chromium.SkipReason);
 
-        await using DeflateEchoHost echo = await DeflateEchoHost.StartAsync(new PerMessageDeflateOptions());
+        await using DeflateEchoHost echo = await DeflateEchoHost.StartAsync(new PerMessageDeflateOptions { OwnContextTakeover = true, PeerContextTakeover = true });
         var reported = new TaskCompletionSource<JsonElement>(TaskCreationOptions.RunContinuationsAsynchronously);
         await using KestrelHost pages = await KestrelHost.StartAsync(app =>
         {

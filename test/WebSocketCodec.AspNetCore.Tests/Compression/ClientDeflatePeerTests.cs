@@ -28,7 +28,7 @@ public sealed class ClientDeflatePeerTests(NodeFixture node, ITestOutputHelper o
             map: app => app.MapWebSocket(
                 "/echo",
                 (_, sender) => new WebSocketMessageListener<WebSocketFrameSender>(sender, Echo),
-                options => options.Deflate = new PerMessageDeflateOptions { OwnContextTakeover = serverContext }),
+                options => options.Deflate = new PerMessageDeflateOptions { PeerContextTakeover = true, OwnContextTakeover = serverContext }),
             sharedPort: http2);
         await ConnectAndEchoAsync(host.WebSocketUrl("/echo"), clientContext, serverContext, http2);
     }
@@ -38,7 +38,7 @@ public sealed class ClientDeflatePeerTests(NodeFixture node, ITestOutputHelper o
     {
         await using KestrelHost host = await KestrelHost.StartAsync(listen: listen => listen.UseWebSockets(
             (_, websocket) => websocket.RunAsync(sender => new WebSocketMessageListener<WebSocketFrameSender>(sender, Echo)),
-            configure: options => options.Deflate = new PerMessageDeflateOptions()));
+            configure: options => options.Deflate = new PerMessageDeflateOptions { OwnContextTakeover = true, PeerContextTakeover = true }));
         using var client = new ClientWebSocket();
         client.Options.CollectHttpResponseDetails = true;
         client.Options.DangerousDeflateOptions = new WebSocketDeflateOptions { ServerContextTakeover = false };
@@ -97,7 +97,7 @@ public sealed class ClientDeflatePeerTests(NodeFixture node, ITestOutputHelper o
         var (process, port) = await node.StartEchoServerAsync("deflate-server.mjs", arguments);
         try
         {
-            var options = new WebSocketClientOptions { Deflate = new PerMessageDeflateOptions { Threshold = 0 } };
+            var options = new WebSocketClientOptions { Deflate = new PerMessageDeflateOptions { OwnContextTakeover = true, PeerContextTakeover = true, Threshold = 0 } };
             await using MessageWebSocket socket = await WebSocketClient.ConnectMessagesAsync(new Uri($"ws://127.0.0.1:{port}/"), options);
             DeflateParameters settled = socket.Connection.Deflate!.Value;
             output.WriteLine(settled.ToString());
@@ -138,7 +138,7 @@ public sealed class ClientDeflatePeerTests(NodeFixture node, ITestOutputHelper o
     /// echoes JSON and the round trip's lengths, and closes cleanly.</summary>
     private static async Task ConnectAndEchoAsync(Uri url, bool clientContext, bool serverContext, bool http2)
     {
-        var options = new WebSocketClientOptions { Deflate = new PerMessageDeflateOptions { OwnContextTakeover = clientContext } };
+        var options = new WebSocketClientOptions { Deflate = new PerMessageDeflateOptions { PeerContextTakeover = true, OwnContextTakeover = clientContext } };
         using var invoker = new HttpMessageInvoker(WebSocketHttp2Client.CreateHandler());
         await using MessageWebSocket socket = http2
             ? await WebSocketHttp2Client.ConnectMessagesAsync(invoker, url, options)

@@ -19,7 +19,7 @@ public sealed class ClientDeflateWireTests
         using var server = new RawDeflateServer();
         Task<(Socket Socket, string Request)> accepting = server.AcceptAsync("permessage-deflate");
         await using MessageWebSocket client = await WebSocketClient.ConnectMessagesAsync(
-            server.Url, new WebSocketClientOptions { Deflate = new PerMessageDeflateOptions() });
+            server.Url, new WebSocketClientOptions { Deflate = new PerMessageDeflateOptions { OwnContextTakeover = true, PeerContextTakeover = true } });
         (Socket socket, string request) = await accepting;
         using Socket _ = socket;
 
@@ -76,7 +76,7 @@ public sealed class ClientDeflateWireTests
     {
         using var server = new RawDeflateServer();
         Task<(Socket Socket, string Request)> accepting = server.AcceptAsync("permessage-deflate; client_no_context_takeover");
-        var offer = new PerMessageDeflateOptions { OwnContextTakeover = false };
+        var offer = new PerMessageDeflateOptions { PeerContextTakeover = true, OwnContextTakeover = false };
         await using MessageWebSocket client = await WebSocketClient.ConnectMessagesAsync(server.Url, new WebSocketClientOptions { Deflate = offer });
         (Socket socket, string request) = await accepting;
         using Socket _ = socket;
@@ -98,7 +98,7 @@ public sealed class ClientDeflateWireTests
         using var server = new RawDeflateServer();
         Task<(Socket Socket, string Request)> accepting = server.AcceptAsync(extensions: null);
         await using MessageWebSocket client = await WebSocketClient.ConnectMessagesAsync(
-            server.Url, new WebSocketClientOptions { Deflate = new PerMessageDeflateOptions() });
+            server.Url, new WebSocketClientOptions { Deflate = new PerMessageDeflateOptions { OwnContextTakeover = true, PeerContextTakeover = true } });
         using Socket socket = (await accepting).Socket;
 
         Assert.Null(client.Connection.Deflate);
@@ -128,9 +128,9 @@ public sealed class ClientDeflateWireTests
         PerMessageDeflateOptions? deflate = offer switch
         {
             null => null,
-            "peer-no-context" => new PerMessageDeflateOptions { PeerContextTakeover = false },
-            "peer-window-10" => new PerMessageDeflateOptions { PeerMaxWindowBits = 10 },
-            _ => new PerMessageDeflateOptions(),
+            "peer-no-context" => new PerMessageDeflateOptions { OwnContextTakeover = true, PeerContextTakeover = false },
+            "peer-window-10" => new PerMessageDeflateOptions { OwnContextTakeover = true, PeerContextTakeover = true, PeerMaxWindowBits = 10 },
+            _ => new PerMessageDeflateOptions { OwnContextTakeover = true, PeerContextTakeover = true },
         };
 
         WebSocketHandshakeException error = await Assert.ThrowsAsync<WebSocketHandshakeException>(
@@ -146,7 +146,7 @@ public sealed class ClientDeflateWireTests
         using var server = new RawDeflateServer();
         Task<(Socket Socket, string Request)> accepting = server.AcceptAsync("permessage-deflate; client_max_window_bits=9");
         await using MessageWebSocket client = await WebSocketClient.ConnectMessagesAsync(
-            server.Url, new WebSocketClientOptions { Deflate = new PerMessageDeflateOptions() });
+            server.Url, new WebSocketClientOptions { Deflate = new PerMessageDeflateOptions { OwnContextTakeover = true, PeerContextTakeover = true } });
         using Socket socket = (await accepting).Socket;
 
         byte[] small = Json[..500];
@@ -167,13 +167,13 @@ public sealed class ClientDeflateWireTests
         var pipe = new System.IO.Pipelines.Pipe();
         var duplex = new DuplexPipeOf(pipe.Reader, pipe.Writer);
         await Assert.ThrowsAsync<ArgumentException>(() => WebSocketClient.HandshakeAsync(
-            duplex, new Uri("ws://127.0.0.1/"), new WebSocketClientOptions { Deflate = new PerMessageDeflateOptions() }, CancellationToken.None));
+            duplex, new Uri("ws://127.0.0.1/"), new WebSocketClientOptions { Deflate = new PerMessageDeflateOptions { OwnContextTakeover = true, PeerContextTakeover = true } }, CancellationToken.None));
     }
 
     [Fact]
     public async Task AnOutOfRangeOptionIsTheCallersMistakeBeforeConnecting()
     {
-        var options = new WebSocketClientOptions { Deflate = new PerMessageDeflateOptions { PeerMaxWindowBits = 16 } };
+        var options = new WebSocketClientOptions { Deflate = new PerMessageDeflateOptions { OwnContextTakeover = true, PeerContextTakeover = true, PeerMaxWindowBits = 16 } };
         await Assert.ThrowsAsync<ArgumentOutOfRangeException>(() => WebSocketClient.ConnectAsync(new Uri("ws://127.0.0.1:1/"), options));
     }
 

@@ -31,7 +31,7 @@ public sealed class DeflateDataSetTests(ITestOutputHelper output)
     [MemberData(nameof(Rows))]
     public async Task EveryMessageSizeEchoesCompressed(PayloadKind kind, int fragment)
     {
-        await using DeflateEchoHost host = await DeflateEchoHost.StartAsync(new PerMessageDeflateOptions { Threshold = 0 });
+        await using DeflateEchoHost host = await DeflateEchoHost.StartAsync(new PerMessageDeflateOptions { OwnContextTakeover = true, PeerContextTakeover = true, Threshold = 0 });
         int count = DeflateDataSets.MessagesPerCase;
         int cases = 0;
         long start = Stopwatch.GetTimestamp();

@@ -25,7 +25,7 @@ public sealed class DeflateEndpointTests
     [InlineData(true, true, true)] // over HTTP/2 (sec-websocket-extensions on the extended CONNECT)
     public async Task ClientWebSocketsCompressedMessagesArriveInflated(bool clientContext, bool serverContext, bool http2)
     {
-        await using KestrelHost host = await StartEchoAsync(new PerMessageDeflateOptions(), http2);
+        await using KestrelHost host = await StartEchoAsync(new PerMessageDeflateOptions { OwnContextTakeover = true, PeerContextTakeover = true }, http2);
         using var client = new ClientWebSocket();
         client.Options.CollectHttpResponseDetails = true;
         client.Options.DangerousDeflateOptions = new WebSocketDeflateOptions { ClientContextTakeover = clientContext, ServerContextTakeover = serverContext };
@@ -71,7 +71,7 @@ public sealed class DeflateEndpointTests
     [Fact]
     public async Task TheServerCompressesWholeMessagesFromTheThresholdUpWithRsv1()
     {
-        await using KestrelHost host = await StartEchoAsync(new PerMessageDeflateOptions { Threshold = 32 });
+        await using KestrelHost host = await StartEchoAsync(new PerMessageDeflateOptions { OwnContextTakeover = true, PeerContextTakeover = true, Threshold = 32 });
         using System.Net.Sockets.Socket socket = await RawHttp.ConnectAsync(host.EndPoint);
         await socket.SendAsync(Encoding.ASCII.GetBytes(RawHttp.Upgrade("/echo", "Sec-WebSocket-Extensions: permessage-deflate; client_max_window_bits\r\n")), RawHttp.Timeout());
         string head = await RawHttp.ReadHeadAsync(socket);

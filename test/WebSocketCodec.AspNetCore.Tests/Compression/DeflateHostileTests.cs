@@ -20,7 +20,7 @@ public sealed class DeflateHostileTests(ITestOutputHelper output)
         byte[] bomb = ReferenceDeflate.Compress(new byte[33 * 1024 * 1024], CompressionLevel.SmallestSize);
         Assert.InRange(bomb.Length, 30 * 1024, 34 * 1024);
         long limit = WebSocketSessionOptions.Default.MaxMessagePayloadLength; // 16 MiB
-        long peak = await AttackAsync(new PerMessageDeflateOptions(), null, Offer, Fragments(0x42, bomb, 100), 1009, ProtocolViolation.MessageTooBig);
+        long peak = await AttackAsync(new PerMessageDeflateOptions { OwnContextTakeover = true, PeerContextTakeover = true }, null, Offer, Fragments(0x42, bomb, 100), 1009, ProtocolViolation.MessageTooBig);
         // The inflated message is bounded by the limit: the pool held the assembled message (at most the limit, in
         // arrays that double) and one inflated frame, never the 33 MiB.
         Assert.True(peak <= 2 * limit, $"{peak} B held at the peak");
@@ -32,7 +32,7 @@ public sealed class DeflateHostileTests(ITestOutputHelper output)
         byte[] bomb = ReferenceDeflate.Compress(new byte[1024 * 1024], CompressionLevel.SmallestSize);
         Assert.InRange(bomb.Length, 900, 1100);
         var session = WebSocketSessionOptions.Default with { MaxMessagePayloadLength = 64 * 1024, CloseTimeout = TimeSpan.FromSeconds(1) };
-        long peak = await AttackAsync(new PerMessageDeflateOptions(), session, Offer, Fragments(0x41, bomb, 100), 1009, ProtocolViolation.MessageTooBig);
+        long peak = await AttackAsync(new PerMessageDeflateOptions { OwnContextTakeover = true, PeerContextTakeover = true }, session, Offer, Fragments(0x41, bomb, 100), 1009, ProtocolViolation.MessageTooBig);
         Assert.True(peak <= 512 * 1024, $"{peak} B held at the peak");
     }
 
@@ -41,7 +41,7 @@ public sealed class DeflateHostileTests(ITestOutputHelper output)
     {
         byte[] valid = ReferenceDeflate.Compress("a first message, so the context is in use"u8.ToArray(), CompressionLevel.SmallestSize);
         await AttackAsync(
-            new PerMessageDeflateOptions(), null, Offer,
+            new PerMessageDeflateOptions { OwnContextTakeover = true, PeerContextTakeover = true }, null, Offer,
             [WireFrames.Client(0xC1, valid), WireFrames.Client(0xC2, [0xFF, 0xFF, 0xFF, 0xFF, 0xFF])], // FIN, RSV1: a reserved block type
             1007, ProtocolViolation.InvalidCompressedData, echoes: 1);
     }
@@ -49,7 +49,7 @@ public sealed class DeflateHostileTests(ITestOutputHelper output)
     [Fact]
     public async Task Rsv1OnAControlFrameFailsWith1002()
     {
-        await AttackAsync(new PerMessageDeflateOptions(), null, Offer, [WireFrames.Client(0xC9, "ping"u8)], 1002); // FIN, RSV1, Ping
+        await AttackAsync(new PerMessageDeflateOptions { OwnContextTakeover = true, PeerContextTakeover = true }, null, Offer, [WireFrames.Client(0xC9, "ping"u8)], 1002); // FIN, RSV1, Ping
     }
 
     [Fact]
@@ -57,7 +57,7 @@ public sealed class DeflateHostileTests(ITestOutputHelper output)
     {
         byte[] message = ReferenceDeflate.Compress(new byte[4000], CompressionLevel.SmallestSize);
         await AttackAsync(
-            new PerMessageDeflateOptions(), null, Offer,
+            new PerMessageDeflateOptions { OwnContextTakeover = true, PeerContextTakeover = true }, null, Offer,
             [WireFrames.Client(0x42, message.AsSpan(0, 4)), WireFrames.Client(0xC0, message.AsSpan(4))], // RSV1 again on the continuation
             1002);
     }
@@ -68,7 +68,7 @@ public sealed class DeflateHostileTests(ITestOutputHelper output)
     public async Task ACompressedFrameWhenNotNegotiatedFailsWith1002(bool serverDeflate)
     {
         await AttackAsync(
-            serverDeflate ? new PerMessageDeflateOptions() : null, null, serverDeflate ? null : Offer,
+            serverDeflate ? new PerMessageDeflateOptions { OwnContextTakeover = true, PeerContextTakeover = true } : null, null, serverDeflate ? null : Offer,
             [WireFrames.Client(0xC1, ReferenceDeflate.Compress("Hello"u8.ToArray(), CompressionLevel.SmallestSize))], 1002, ProtocolViolation.ReservedBitsSet);
     }
 

@@ -35,7 +35,7 @@ public sealed class DeflateOfferTests(ITestOutputHelper output)
     [MemberData(nameof(Offers))]
     public async Task EachOfferIsAnsweredAsTheRulesSayAndHonoured(bool clientNoContext, bool serverNoContext, int? serverBits)
     {
-        await using DeflateEchoHost host = await DeflateEchoHost.StartAsync(new PerMessageDeflateOptions { Threshold = 0 });
+        await using DeflateEchoHost host = await DeflateEchoHost.StartAsync(new PerMessageDeflateOptions { OwnContextTakeover = true, PeerContextTakeover = true, Threshold = 0 });
         long start = Stopwatch.GetTimestamp();
         int cases = 0;
         foreach (int? clientBits in new int?[] { null, 8, 15 })
@@ -86,7 +86,7 @@ public sealed class DeflateOfferTests(ITestOutputHelper output)
     [MemberData(nameof(Lists))]
     public async Task OfOfferListsTheFirstSupportedIsAccepted(string offers, int accepted, string expected, int? clientBits)
     {
-        await using DeflateEchoHost host = await DeflateEchoHost.StartAsync(new PerMessageDeflateOptions { Threshold = 0 });
+        await using DeflateEchoHost host = await DeflateEchoHost.StartAsync(new PerMessageDeflateOptions { OwnContextTakeover = true, PeerContextTakeover = true, Threshold = 0 });
         int cases = 0;
         foreach (int size in Sizes)
         {

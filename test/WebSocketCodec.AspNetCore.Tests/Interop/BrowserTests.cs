@@ -128,7 +128,8 @@ public sealed class EchoServerPageBrowserTests(ChromiumFixture chromium, ITestOu
         output.WriteLine($"{status}; websockets by carrier: {string.Join(", ", server.Statistics.WebSocketRequests)}");
         Assert.Equal("selftest passed", status);
         string extensions = await browser.WaitForAsync("document.getElementById('extensions').textContent", deflate ? "permessage" : "none", TimeSpan.FromSeconds(10));
-        Assert.Equal(deflate ? "permessage-deflate" : "none (permessage-deflate declined)", extensions);
+        // The server's defaults: no context takeover either way.
+        Assert.Equal(deflate ? "permessage-deflate; server_no_context_takeover; client_no_context_takeover" : "none (permessage-deflate declined)", extensions);
         Assert.Equal(1, server.Statistics.Count(carrier));
         Assert.Equal(1, server.Statistics.WebSocketRequests.Values.Sum());
     }

@@ -48,7 +48,7 @@ public sealed partial class DeflateHandshakeTests : LeakCheckedTests
     [MemberData(nameof(Offers))]
     public void TheServerAcceptsTheFirstOfferItSupportsAndAnswersIt(string offer, bool ownContext, string? answer, bool serverContext, bool clientContext, int serverWindow)
     {
-        var (channel, head, _) = Accept(offer, new PerMessageDeflateOptions { OwnContextTakeover = ownContext });
+        var (channel, head, _) = Accept(offer, new PerMessageDeflateOptions { PeerContextTakeover = true, OwnContextTakeover = ownContext });
         Assert.Equal(answer, Answer(head));
         DeflateParameters? settled = channel.Pipeline.Get<WebSocketChannelHandler>().Deflate;
         Assert.Equal(answer is not null, settled.HasValue);
@@ -80,7 +80,7 @@ public sealed partial class DeflateHandshakeTests : LeakCheckedTests
     [Fact]
     public void TheServerInflatesCompressedMessagesAndCompressesItsOwnFromTheThreshold()
     {
-        var (channel, _, _) = Accept("permessage-deflate", new PerMessageDeflateOptions { Threshold = 16 });
+        var (channel, _, _) = Accept("permessage-deflate", new PerMessageDeflateOptions { OwnContextTakeover = true, PeerContextTakeover = true, Threshold = 16 });
         byte[] json = Encoding.UTF8.GetBytes(string.Concat(Enumerable.Repeat("{\"id\":7,\"name\":\"user\"},", 20)));
 
         channel.WriteInbound(Wire.Buffer(WireFrames.Client(0xC1, ReferenceDeflate.Compress(json)))); // whole, compressed
@@ -101,7 +101,7 @@ public sealed partial class DeflateHandshakeTests : LeakCheckedTests
     [Fact]
     public void AServerWindowBelow15CompressesOnlyMessagesThatFitInIt()
     {
-        var (channel, _, _) = Accept("permessage-deflate; server_max_window_bits=9", new PerMessageDeflateOptions());
+        var (channel, _, _) = Accept("permessage-deflate; server_max_window_bits=9", new PerMessageDeflateOptions { OwnContextTakeover = true, PeerContextTakeover = true });
         byte[] fits = Encoding.ASCII.GetBytes(new string('a', 512));
         byte[] tooLong = Encoding.ASCII.GetBytes(new string('b', 513));
         _callbacks!.Sender.Send(WebSocketOpcode.Text, fits);
@@ -121,7 +121,7 @@ public sealed partial class DeflateHandshakeTests : LeakCheckedTests
     [Fact]
     public void FragmentsAndReservationsGoUncompressedAndCompressOutgoingTurnsCompressionOff()
     {
-        var (channel, _, _) = Accept("permessage-deflate", new PerMessageDeflateOptions { Threshold = 0 });
+        var (channel, _, _) = Accept("permessage-deflate", new PerMessageDeflateOptions { OwnContextTakeover = true, PeerContextTakeover = true, Threshold = 0 });
         ChannelFrameSender sender = _callbacks!.Sender;
         byte[] payload = Encoding.ASCII.GetBytes(new string('x', 100));
         sender.Send(WebSocketOpcode.Binary, payload, fin: false);
@@ -148,7 +148,7 @@ public sealed partial class DeflateHandshakeTests : LeakCheckedTests
     {
         var pool = new CountingPool();
         var session = WebSocketSessionOptions.Default with { MaxMessagePayloadLength = 64 * 1024, Pool = pool };
-        var (channel, _, _) = Accept("permessage-deflate", new PerMessageDeflateOptions(), session);
+        var (channel, _, _) = Accept("permessage-deflate", new PerMessageDeflateOptions { OwnContextTakeover = true, PeerContextTakeover = true }, session);
         byte[] bomb = ReferenceDeflate.Compress(new byte[1 << 20]); // 1 MiB of zeros in about 1 KiB
         Assert.True(bomb.Length < 2048, $"{bomb.Length} B");
         // Fragmented over 100 frames, the first with RSV1.
@@ -173,7 +173,7 @@ public sealed partial class DeflateHandshakeTests : LeakCheckedTests
     public void DataThatDoesNotInflateGets1007AndTheBuffersGoBack()
     {
         var pool = new CountingPool();
-        var (channel, _, _) = Accept("permessage-deflate", new PerMessageDeflateOptions(), WebSocketSessionOptions.Default with { Pool = pool });
+        var (channel, _, _) = Accept("permessage-deflate", new PerMessageDeflateOptions { OwnContextTakeover = true, PeerContextTakeover = true }, WebSocketSessionOptions.Default with { Pool = pool });
         channel.WriteInbound(Wire.Buffer(WireFrames.Client(0xC2, [0xFF, 0xFF, 0xFF, 0xFF, 0x00, 0x01]))); // reserved block type 11
         var close = Assert.Single(WireFrames.Read(Wire.Outbound(channel), WebSocketRole.Client));
         Assert.Equal(1007, WireFrames.CloseStatusOf(close.Payload));
@@ -220,7 +220,7 @@ public sealed partial class DeflateHandshakeTests : LeakCheckedTests
     [InlineData("permessage-deflate; server_no_context_takeover; client_max_window_bits=9", true, false, false)]
     public void TheClientTakesAValidAnswerAndInflatesAndCompresses(string? answer, bool accepted, bool ownContext, bool peerContext)
     {
-        var (channel, upgrade, key, _) = Connect(new PerMessageDeflateOptions { Threshold = 8 });
+        var (channel, upgrade, key, _) = Connect(new PerMessageDeflateOptions { OwnContextTakeover = true, PeerContextTakeover = true, Threshold = 8 });
         channel.WriteInbound(Wire.Buffer([.. Response(key, answer), .. WireFrames.Server(WebSocketOpcode.Text, "plain"u8)]));
         Assert.True(upgrade.Completion.IsCompletedSuccessfully);
         WebSocketChannelHandler websocket = Completed.Result(upgrade.Completion);
@@ -257,7 +257,7 @@ public sealed partial class DeflateHandshakeTests : LeakCheckedTests
     [InlineData("permessage-deflate; server_max_window_bits=10", false)] // server_no_context_takeover was asked for, not accepted
     public void ABadAnswerFailsTheHandshakeClearly(string answer, bool peerContext)
     {
-        var (channel, upgrade, key, _) = Connect(new PerMessageDeflateOptions { PeerContextTakeover = peerContext, PeerMaxWindowBits = 10 });
+        var (channel, upgrade, key, _) = Connect(new PerMessageDeflateOptions { OwnContextTakeover = true, PeerContextTakeover = peerContext, PeerMaxWindowBits = 10 });
         channel.WriteInbound(Wire.Buffer(Response(key, answer)));
         channel.RunPendingTasks();
         var error = Assert.IsType<WebSocketHandshakeException>(upgrade.Completion.Exception?.InnerException);

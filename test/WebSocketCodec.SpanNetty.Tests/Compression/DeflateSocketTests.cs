@@ -52,7 +52,7 @@ public sealed class DeflateSocketTests : LeakCheckedTests
         var serverPool = new CountingPool();
         var clientPool = new CountingPool();
         await using (CallbacksServer server = await CallbacksServer.StartAsync(
-            sender => Echo(sender, serverPool), WebSocketSessionOptions.Default with { Pool = serverPool }, new PerMessageDeflateOptions()))
+            sender => Echo(sender, serverPool), WebSocketSessionOptions.Default with { Pool = serverPool }, new PerMessageDeflateOptions { OwnContextTakeover = true, PeerContextTakeover = true }))
         {
             await using SpanNettyClient client = await SpanNettyClient.ConnectAsync(
                 server.Url, new WebSocketClientOptions { Session = WebSocketSessionOptions.Default with { Pool = clientPool } },
@@ -91,7 +91,7 @@ public sealed class DeflateSocketTests : LeakCheckedTests
     {
         var pool = new CountingPool();
         await using (CallbacksServer server = await CallbacksServer.StartAsync(
-            sender => Echo(sender, pool), WebSocketSessionOptions.Default with { Pool = pool }, new PerMessageDeflateOptions()))
+            sender => Echo(sender, pool), WebSocketSessionOptions.Default with { Pool = pool }, new PerMessageDeflateOptions { OwnContextTakeover = true, PeerContextTakeover = true }))
         {
             using var client = new ClientWebSocket();
             client.Options.CollectHttpResponseDetails = true;
@@ -136,12 +136,12 @@ public sealed class DeflateSocketTests : LeakCheckedTests
             "/echo",
             (_, sender) => new WebSocketMessageListener<WebSocketFrameSender>(sender, static (s, type, payload) =>
                 s.Send(type == WebSocketMessageType.Text ? WebSocketOpcode.Text : WebSocketOpcode.Binary, payload)),
-            options => options.Deflate = new PerMessageDeflateOptions { OwnContextTakeover = context });
+            options => options.Deflate = new PerMessageDeflateOptions { PeerContextTakeover = true, OwnContextTakeover = context });
         await app.StartAsync();
         try
         {
             var url = new Uri(app.Services.GetRequiredService<IServer>().Features.Get<IServerAddressesFeature>()!.Addresses.First().Replace("http://", "ws://", StringComparison.Ordinal) + "/echo");
-            await using SpanNettyClient client = await SpanNettyClient.ConnectAsync(url, deflate: new PerMessageDeflateOptions { OwnContextTakeover = context });
+            await using SpanNettyClient client = await SpanNettyClient.ConnectAsync(url, deflate: new PerMessageDeflateOptions { PeerContextTakeover = true, OwnContextTakeover = context });
             DeflateParameters settled = Assert.IsType<DeflateParameters>(client.WebSocket.Deflate);
             Assert.Equal(!context, settled.ServerNoContextTakeover);
             Assert.Equal(!context, settled.ClientNoContextTakeover);
@@ -162,7 +162,7 @@ public sealed class DeflateSocketTests : LeakCheckedTests
     [Fact]
     public async Task TheServersCompressedFrameInflatesWithDeflateStream()
     {
-        await using CallbacksServer server = await CallbacksServer.StartAsync(sender => Echo(sender), WebSocketSessionOptions.Default, new PerMessageDeflateOptions());
+        await using CallbacksServer server = await CallbacksServer.StartAsync(sender => Echo(sender), WebSocketSessionOptions.Default, new PerMessageDeflateOptions { OwnContextTakeover = true, PeerContextTakeover = true });
         using System.Net.Sockets.Socket socket = await RawHttp.ConnectAsync(server.EndPoint);
         await socket.SendAsync(Encoding.ASCII.GetBytes(RawHttp.Upgrade("/ws", "Sec-WebSocket-Extensions: permessage-deflate; client_max_window_bits\r\n")), RawHttp.Timeout());
         string head = await RawHttp.ReadHeadAsync(socket);
@@ -191,7 +191,7 @@ public sealed class DeflateSocketTests : LeakCheckedTests
     {
         var pool = new CountingPool();
         await using (CallbacksServer server = await CallbacksServer.StartAsync(
-            sender => Echo(sender, pool), WebSocketSessionOptions.Default with { Pool = pool, MaxMessagePayloadLength = 64 * 1024 }, new PerMessageDeflateOptions()))
+            sender => Echo(sender, pool), WebSocketSessionOptions.Default with { Pool = pool, MaxMessagePayloadLength = 64 * 1024 }, new PerMessageDeflateOptions { OwnContextTakeover = true, PeerContextTakeover = true }))
         {
             using System.Net.Sockets.Socket socket = await RawHttp.ConnectAsync(server.EndPoint);
             await socket.SendAsync(Encoding.ASCII.GetBytes(RawHttp.Upgrade("/ws", "Sec-WebSocket-Extensions: permessage-deflate\r\n")), RawHttp.Timeout());
@@ -218,7 +218,7 @@ public sealed class DeflateSocketTests : LeakCheckedTests
         await using (CallbacksServer server = await CallbacksServer.StartAsync(
             sender => new WebSocketMessageListener<ChannelFrameSender>(sender, static (s, type, payload) =>
                 s.Send(type == WebSocketMessageType.Text ? WebSocketOpcode.Text : WebSocketOpcode.Binary, payload), pool, info => closed.TrySetResult(info)),
-            WebSocketSessionOptions.Default with { Pool = pool }, new PerMessageDeflateOptions()))
+            WebSocketSessionOptions.Default with { Pool = pool }, new PerMessageDeflateOptions { OwnContextTakeover = true, PeerContextTakeover = true }))
         {
             using System.Net.Sockets.Socket socket = await RawHttp.ConnectAsync(server.EndPoint);
             await socket.SendAsync(Encoding.ASCII.GetBytes(RawHttp.Upgrade("/ws", "Sec-WebSocket-Extensions: permessage-deflate\r\n")), RawHttp.Timeout());

@@ -3,7 +3,7 @@ namespace WebSocketCodec.Tests.Compression;
 /// <summary>permessage-deflate's negotiation (RFC 7692 §5 and §7.1), server and client side.</summary>
 public sealed class PerMessageDeflateNegotiationTests
 {
-    private static readonly PerMessageDeflateOptions Defaults = new();
+    private static readonly PerMessageDeflateOptions Defaults = new() { OwnContextTakeover = true, PeerContextTakeover = true };
 
     [Theory]
     // Chromium's and node ws's offer; .NET ClientWebSocket's with DangerousDeflateOptions.
@@ -24,6 +24,28 @@ public sealed class PerMessageDeflateNegotiationTests
         Assert.Equal(answer, accepted);
         Assert.Equal(new DeflateParameters(serverNoContext, clientNoContext, serverBits, clientBits), parameters);
     }
+
+    [Theory]
+    // The defaults (no context takeover either way, chosen from the memory table in bench/results/deflate-summary.md):
+    // every offer that allows it is answered with both *_no_context_takeover parameters.
+    [InlineData("permessage-deflate; client_max_window_bits", "permessage-deflate; server_no_context_takeover; client_no_context_takeover")]
+    [InlineData("permessage-deflate", "permessage-deflate; server_no_context_takeover; client_no_context_takeover")]
+    [InlineData("permessage-deflate; server_max_window_bits=10", "permessage-deflate; server_no_context_takeover; client_no_context_takeover; server_max_window_bits=10")]
+    public void TheDefaultServerAsksForNoContextTakeoverEitherWay(string offer, string answer)
+    {
+        Assert.True(PerMessageDeflateNegotiation.TryAccept(offer, new PerMessageDeflateOptions(), out DeflateParameters parameters, out string? accepted));
+
+        Assert.Equal(answer, accepted);
+        Assert.True(parameters.ServerNoContextTakeover && parameters.ClientNoContextTakeover);
+        Assert.False(parameters.CompressorKeepsContext(WebSocketRole.Server));
+        Assert.False(parameters.DecompressorKeepsContext(WebSocketRole.Server));
+    }
+
+    [Fact]
+    public void TheDefaultClientOffersNoContextTakeoverEitherWay() =>
+        Assert.Equal(
+            "permessage-deflate; client_max_window_bits; client_no_context_takeover; server_no_context_takeover",
+            PerMessageDeflateNegotiation.CreateOffer(new PerMessageDeflateOptions()));
 
     [Theory]
     [InlineData("permessage-deflate; server_no_context_takeover; server_no_context_takeover")] // repeated
@@ -79,7 +101,7 @@ public sealed class PerMessageDeflateNegotiationTests
         var options = new PerMessageDeflateOptions { OwnContextTakeover = own, PeerContextTakeover = peer, PeerMaxWindowBits = peerBits };
 
         Assert.Equal(offer, PerMessageDeflateNegotiation.CreateOffer(options));
-        Assert.True(PerMessageDeflateNegotiation.TryAccept(offer, new PerMessageDeflateOptions(), out _, out _)); // and our server takes it
+        Assert.True(PerMessageDeflateNegotiation.TryAccept(offer, new PerMessageDeflateOptions { OwnContextTakeover = true, PeerContextTakeover = true }, out _, out _)); // and our server takes it
     }
 
     [Theory]
@@ -110,7 +132,7 @@ public sealed class PerMessageDeflateNegotiationTests
     [Fact]
     public void TheClientFailsWhenTheServerIgnoresWhatItRequired()
     {
-        var options = new PerMessageDeflateOptions { PeerContextTakeover = false, PeerMaxWindowBits = 10 };
+        var options = new PerMessageDeflateOptions { OwnContextTakeover = true, PeerContextTakeover = false, PeerMaxWindowBits = 10 };
 
         Assert.False(PerMessageDeflateNegotiation.TryParseAnswer("permessage-deflate; server_max_window_bits=10", options, out _, out string? error));
         Assert.Contains("server_no_context_takeover", error, StringComparison.Ordinal);
