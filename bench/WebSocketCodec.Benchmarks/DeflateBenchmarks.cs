@@ -3,6 +3,7 @@ using System.IO.Compression;
 using System.IO.Pipelines;
 using System.Net.WebSockets;
 using BenchmarkDotNet.Attributes;
+using WebSocketCodec.Bench;
 using WebSocketCodec.Pipelines;
 
 namespace WebSocketCodec.Benchmarks;

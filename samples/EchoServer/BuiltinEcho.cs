@@ -18,8 +18,9 @@ public static class BuiltinEcho
     /// needs <c>UseWebSockets</c>.</summary>
     public static Task EchoAsync(HttpContext context) => EchoAsync(context, null);
 
-    /// <summary>As <see cref="EchoAsync(HttpContext)"/>, accepted with <paramref name="accept"/> (e.g. compression).</summary>
-    public static async Task EchoAsync(HttpContext context, WebSocketAcceptContext? accept)
+    /// <summary>As <see cref="EchoAsync(HttpContext)"/>, accepted with <paramref name="accept"/> (e.g. compression),
+    /// receiving into <paramref name="bufferSize"/> bytes (one receive per message up to that length).</summary>
+    public static async Task EchoAsync(HttpContext context, WebSocketAcceptContext? accept, int bufferSize = 64 * 1024)
     {
         if (!context.WebSockets.IsWebSocketRequest)
         {
@@ -28,7 +29,7 @@ public static class BuiltinEcho
         }
 
         using WebSocket socket = await context.WebSockets.AcceptWebSocketAsync(accept ?? new WebSocketAcceptContext());
-        byte[] buffer = new byte[64 * 1024];
+        byte[] buffer = new byte[bufferSize];
         try
         {
             while (true)

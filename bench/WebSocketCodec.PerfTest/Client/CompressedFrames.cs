@@ -1,5 +1,6 @@
 using System.Collections.Concurrent;
 using System.IO.Compression;
+using WebSocketCodec.Bench;
 
 namespace WebSocketCodec.PerfTest;
 

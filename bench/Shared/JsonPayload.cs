@@ -1,14 +1,14 @@
 using System.Globalization;
 using System.Text;
 
-namespace WebSocketCodec.Benchmarks;
+namespace WebSocketCodec.Bench;
 
 /// <summary>
 /// Deterministic JSON text of an exact length, as chat, telemetry and API traffic looks: an array of event records
 /// whose keys repeat and whose values vary (ids, users, events, timestamps, prices), padded with trailing whitespace
 /// (which JSON allows) to the length asked. The same <c>seed</c> gives the same text; different seeds give records
 /// with different values, so messages compressed with context takeover are alike without being copies.
-/// (The perf tool has the same generator: bench/WebSocketCodec.PerfTest/Client/JsonPayload.cs.)
+/// (Shared by the BenchmarkDotNet project and the perf tool, so both measure the same messages.)
 /// </summary>
 internal static class JsonPayload
 {
