@@ -113,6 +113,7 @@ public static class Http2WebSocketServer
         settings.Put((char)0x8, 1); // SETTINGS_ENABLE_CONNECT_PROTOCOL (RFC 8441 §3): SpanNetty has no name for it
         Http2FrameCodec codec = new Http2FrameCodecBuilder(isServer: true) { InitialSettings = settings, IsValidateHeaders = false }.Build();
         pipeline.AddLast("http2", codec);
+        pipeline.AddLast("http2-stream1-window", new Http2StreamOneWindowHandler(codec));
         pipeline.AddLast("http2-multiplex", new Http2MultiplexHandler(
             new ActionChannelInitializer<IChannel>(stream => stream.Pipeline.AddLast("http2-request", new Http2WebSocketRequestHandler(setup)))));
         pipeline.AddLast("http2-websockets", new Http2WebSocketConnection(setup.Http2.ConnectionWindowSize));
