@@ -105,10 +105,9 @@ internal sealed class Http2RequestHeaders(IHttp2Headers headers) : IHttpHeaderSo
         bool connect = Method == "CONNECT";
         if (connect && protocol == 0)
         {
-            // A classic CONNECT (RFC 9113 §8.5): :authority only.
-            return scheme != 0 || path != 0 || authority == 0
-                ? Fail(out reason, "A CONNECT has :authority and neither :scheme nor :path.")
-                : Ok(out reason);
+            // A classic CONNECT (RFC 9113 §8.5) has :authority; one that also names :scheme and :path (as .NET's
+            // HttpClient sends it) is refused all the same (501), as Kestrel refuses it, rather than reset.
+            return authority == 0 ? Fail(out reason, "A CONNECT has :authority.") : Ok(out reason);
         }
 
         if (scheme == 0 || path == 0 || (connect && authority == 0))
