@@ -3,7 +3,7 @@ using System.Text.Json;
 using WebSocketCodec.PerfTest;
 
 // Client (the default command): runs the variants side by side and prints one line per variant.
-var variants = new Option<string>("--variants") { DefaultValueFactory = _ => "ours,aspnetcore,raw", Description = "Comma-separated: " + string.Join(", ", Variants.All) + ", or all; SpanNetty (optional build): " + string.Join(", ", Variants.OnSpanNetty) + ", or spannetty." };
+var variants = new Option<string>("--variants") { DefaultValueFactory = _ => "ours,aspnetcore,raw", Description = "Comma-separated: " + string.Join(", ", Variants.All) + ", or all; SpanNetty (optional build): " + string.Join(", ", Variants.OnSpanNetty) + ", or spannetty; with --h2: " + string.Join(", ", Variants.OnSpanNettyHttp2) + " (spannetty)." };
 var payload = new Option<string>("--payload") { DefaultValueFactory = _ => "64", Description = "Payload bytes, one or a comma-separated list (8 to 65535; the first 8 carry the send time)." };
 var seconds = new Option<int>("--seconds") { DefaultValueFactory = _ => 10, Description = "Measured seconds per variant." };
 var warmup = new Option<int>("--warmup") { DefaultValueFactory = _ => 3, Description = "Warm-up seconds per variant." };
@@ -11,7 +11,7 @@ var window = new Option<int>("--window") { DefaultValueFactory = _ => 256, Descr
 var connections = new Option<string>("--connections") { DefaultValueFactory = _ => "1", Description = "Connections (over HTTP/2: websockets on one connection), one or a comma-separated list." };
 var markdown = new Option<FileInfo?>("--markdown") { Description = "Also write the results as a markdown table (with ratios to aspnetcore and raw)." };
 var tls = new Option<bool>("--tls") { Description = "TLS (self-signed certificate)." };
-var h2 = new Option<bool>("--h2") { Description = "Websockets over HTTP/2 (extended CONNECT; every connection a stream of one HTTP/2 connection): " + string.Join(", ", Variants.OverHttp2) + " (raw-upgrade is then raw-h2)." };
+var h2 = new Option<bool>("--h2") { Description = "Websockets over HTTP/2 (extended CONNECT; every connection a stream of one HTTP/2 connection, so --connections 1,10 is 1 and 10 streams per connection): " + string.Join(", ", Variants.OverHttp2) + " (raw-upgrade is then raw-h2), and on SpanNetty " + string.Join(", ", Variants.OnSpanNettyHttp2) + "." };
 var smoke = new Option<bool>("--smoke") { Description = "About a second per variant: checks that every variant runs; the numbers mean nothing." };
 var client = new Option<string>("--client") { DefaultValueFactory = _ => LoadClients.Pipelined, Description = "The load: pipelined (our frame pump, every variant) or clientwebsocket (.NET's ClientWebSocket, one SendAsync per message; websocket servers only)." };
 var spanNettyTransport = new Option<string>("--transport") { DefaultValueFactory = _ => "socket", Description = "SpanNetty's transport for the SpanNetty variants: socket or libuv." };
@@ -39,11 +39,8 @@ root.SetAction(async (parseResult, cancellation) =>
         chosen = [.. available];
     }
 
-    chosen = [.. chosen.SelectMany(v => v == "spannetty" ? Variants.OnSpanNetty : [v])];
-    if (!http2)
-    {
-        available = [.. available, .. Variants.OnSpanNetty];
-    }
+    chosen = [.. chosen.SelectMany(v => v == "spannetty" ? (http2 ? Variants.OnSpanNettyHttp2 : Variants.OnSpanNetty) : [v])];
+    available = [.. available, .. http2 ? Variants.OnSpanNettyHttp2 : Variants.OnSpanNetty];
 
     string load = parseResult.GetValue(client)!;
     if (!LoadClients.All.Contains(load))
@@ -55,10 +52,10 @@ root.SetAction(async (parseResult, cancellation) =>
     if (load == LoadClients.ClientWebSocket)
     {
         // A byte echo returns the client's masked frames, which a websocket client must refuse.
-        available = available.Where(v => v is not (Variants.Raw or Variants.RawUpgrade or Variants.SpanNettyRaw)).ToArray();
+        available = available.Where(v => v is not (Variants.Raw or Variants.RawUpgrade or Variants.SpanNettyRaw or Variants.SpanNettyH2Raw)).ToArray();
         if (parseResult.GetValue(variants) == "all")
         {
-            chosen = [.. available.Where(v => !Variants.OnSpanNetty.Contains(v))];
+            chosen = [.. available.Where(v => !Variants.IsSpanNetty(v))];
         }
     }
 

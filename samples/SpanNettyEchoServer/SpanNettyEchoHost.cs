@@ -1,4 +1,5 @@
 using System.Net;
+using System.Net.Security;
 using System.Security.Cryptography.X509Certificates;
 using DotNetty.Codecs.Http;
 using DotNetty.Codecs.Http.WebSockets;
@@ -40,6 +41,11 @@ public sealed class SpanNettyEchoHost : IAsyncDisposable
         if (!SpanNettyEchoOptions.Codecs.Contains(options.Codec) || !SpanNettyEchoOptions.Transports.Contains(options.Transport))
         {
             throw new ArgumentException($"--codec is one of {string.Join(", ", SpanNettyEchoOptions.Codecs)}; --transport one of {string.Join(", ", SpanNettyEchoOptions.Transports)}.");
+        }
+
+        if (options.Codec == "ours-h2" && !Http2EchoHook.IsBuilt)
+        {
+            throw new ArgumentException("--codec ours-h2: websockets over SpanNetty HTTP/2 are not built yet (issue 27; see Http2EchoHook).");
         }
 
         IPAddress address = options.Host == "localhost" ? IPAddress.Loopback
@@ -87,11 +93,35 @@ public sealed class SpanNettyEchoHost : IAsyncDisposable
         }
     }
 
-    /// <summary>The per-connection pipeline of each codec.</summary>
+    /// <summary>The per-connection pipeline of each codec. Ours serves HTTP/1.1 and HTTP/2 on one port (in cleartext the
+    /// protocol is told by the first bytes, with TLS by ALPN; HTTP/2 through <see cref="Http2EchoHook"/>); raw-h2 is
+    /// HTTP/2 only (prior knowledge, or ALPN h2); the others HTTP/1.1 only.</summary>
     public static void Configure(IChannelPipeline pipeline, SpanNettyEchoOptions options, X509Certificate2? certificate)
     {
         ArgumentNullException.ThrowIfNull(pipeline);
         ArgumentNullException.ThrowIfNull(options);
+        switch (options.Codec)
+        {
+            case "ours":
+                OnePort(pipeline, options, certificate, sender => EchoCallbacks.Messages(sender, options.Ended));
+                return;
+            case "ours-frames" or "ours-h2":
+                OnePort(pipeline, options, certificate, sender => EchoCallbacks.Frames(sender, options.Ended));
+                return;
+            case "raw-h2":
+                if (certificate is not null)
+                {
+                    pipeline.AddLast("tls", SslStreamHandler.Server(new SslServerAuthenticationOptions
+                    {
+                        ServerCertificate = certificate,
+                        ApplicationProtocols = [SslApplicationProtocol.Http2],
+                    }));
+                }
+
+                RawHttp2Echo.Configure(pipeline);
+                return;
+        }
+
         if (certificate is not null)
         {
             pipeline.AddLast("tls", SslStreamHandler.Server(certificate));
@@ -99,14 +129,6 @@ public sealed class SpanNettyEchoHost : IAsyncDisposable
 
         switch (options.Codec)
         {
-            case "ours":
-                pipeline.AddLast("upgrade", new WebSocketServerUpgradeHandler(
-                    options.Path, sender => EchoCallbacks.Messages(sender, options.Ended), new WebSocketAcceptOptions { Session = options.Session }));
-                break;
-            case "ours-frames":
-                pipeline.AddLast("upgrade", new WebSocketServerUpgradeHandler(
-                    options.Path, sender => EchoCallbacks.Frames(sender, options.Ended), new WebSocketAcceptOptions { Session = options.Session }));
-                break;
             case "raw":
                 pipeline.AddLast("raw", new RawEchoHandler());
                 break;
@@ -120,6 +142,27 @@ public sealed class SpanNettyEchoHost : IAsyncDisposable
                 pipeline.AddLast("echo", new BuiltinEchoHandler(flushPerFrame: options.Codec == "builtin-flush"));
                 break;
         }
+    }
+
+    /// <summary>Our echo at the path over HTTP/1.1 (upgrade) and HTTP/2 (extended CONNECT) on one port.</summary>
+    private static void OnePort(
+        IChannelPipeline pipeline, SpanNettyEchoOptions options, X509Certificate2? certificate, Func<ChannelFrameSender, IWebSocketFrameListener> echo)
+    {
+        var accept = new WebSocketAcceptOptions { Session = options.Session };
+        void Http1(IChannelPipeline p) => p.AddLast("upgrade", new WebSocketServerUpgradeHandler(options.Path, echo, accept));
+        void Http2(IChannelPipeline p) => Http2EchoHook.Configure(p, options.Path, echo, accept);
+        if (certificate is null)
+        {
+            pipeline.AddLast("detect", new Http2PriorKnowledgeDetector(Http1, Http2));
+            return;
+        }
+
+        pipeline.AddLast("tls", SslStreamHandler.Server(new SslServerAuthenticationOptions
+        {
+            ServerCertificate = certificate,
+            ApplicationProtocols = Http2EchoHook.IsBuilt ? [.. AlpnProtocolSelector.ApplicationProtocols] : [SslApplicationProtocol.Http11],
+        }));
+        pipeline.AddLast("alpn", new AlpnProtocolSelector(Http1, Http2));
     }
 
     /// <remarks>Every connection is closed (a TLS one after its close_notify is written) before the event loops stop:

@@ -4,10 +4,12 @@ namespace WebSocketCodec.Samples.SpanNettyEchoServer;
 /// <summary>What the SpanNetty echo server runs.</summary>
 public sealed record SpanNettyEchoOptions
 {
-    /// <summary>The codecs: ours (message echo), ours-frames (callbacks echo of every frame), builtin (SpanNetty's
+    /// <summary>The codecs: ours (message echo), ours-frames (callbacks echo of every frame), both over HTTP/1.1 and
+    /// HTTP/2 on one port; ours-h2 (ours-frames, for HTTP/2 clients: refused until <see cref="Http2EchoHook"/> is built);
+    /// raw-h2 (an HTTP/2 server echoing every stream's DATA bytes: the HTTP/2 ceiling); builtin (SpanNetty's
     /// WebSocketServerProtocolHandler, echoes written per frame and flushed once per read), builtin-flush (the same,
     /// flushed per frame), raw (the wire bytes echoed after a canned 101: the transport's limit).</summary>
-    public static IReadOnlyList<string> Codecs { get; } = ["ours", "ours-frames", "builtin", "builtin-flush", "raw"];
+    public static IReadOnlyList<string> Codecs { get; } = ["ours", "ours-frames", "ours-h2", "builtin", "builtin-flush", "raw", "raw-h2"];
 
     /// <summary>The transports: socket (SpanNetty's managed sockets) or libuv.</summary>
     public static IReadOnlyList<string> Transports { get; } = ["socket", "libuv"];

@@ -22,7 +22,7 @@ public static class PerfReport
             text.AppendLine(c, $"Each row is the median of {runs} runs, interleaved across the variants; \"range\" is the slowest and fastest run.").AppendLine();
         }
 
-        text.AppendLine("\"× limit\" is the rate over the byte echo on the same path: `raw` (Kestrel connection handler) for the connection-handler variants, `raw-upgrade` (Kestrel's upgrade stream) for the endpoint variants and `aspnetcore`, `raw-h2` over HTTP/2, `spannetty-raw` (a SpanNetty byte echo) for the SpanNetty variants.").AppendLine();
+        text.AppendLine("\"× limit\" is the rate over the byte echo on the same path: `raw` (Kestrel connection handler) for the connection-handler variants, `raw-upgrade` (Kestrel's upgrade stream) for the endpoint variants and `aspnetcore`, `raw-h2` over HTTP/2, `spannetty-raw` (a SpanNetty byte echo) for the SpanNetty variants, `spannetty-h2-raw` (a SpanNetty HTTP/2 stream byte echo) for the SpanNetty HTTP/2 variants.").AppendLine();
         text.AppendLine("| payload | conns | tls | variant | msgs/s | range | × aspnetcore | × limit | p50 µs | p99 µs | gen0 | alloc B/msg |");
         text.AppendLine("|---:|---:|:---:|---|---:|---:|---:|---:|---:|---:|---:|---:|");
         if (results.Any(r => r.Client != LoadClients.Pipelined))
@@ -57,6 +57,7 @@ public static class PerfReport
     /// <summary>The byte echo on the same server path as <paramref name="variant"/>.</summary>
     public static string LimitOf(string variant) => variant switch
     {
+        _ when Variants.OnSpanNettyHttp2.Contains(variant) => Variants.SpanNettyH2Raw,
         _ when variant.EndsWith("-h2", StringComparison.Ordinal) => "raw-h2",
         _ when Variants.OnSpanNetty.Contains(variant) => Variants.SpanNettyRaw,
         Variants.Ours or Variants.OursBulk or Variants.OursMessages or Variants.Raw => Variants.Raw,

@@ -22,6 +22,12 @@ public static class PerfRunner
         before is null || after is null ? 0
         : (long.Parse(after[field], System.Globalization.CultureInfo.InvariantCulture) - long.Parse(before[field], System.Globalization.CultureInfo.InvariantCulture)) / (double)webSockets;
 
+    /// <summary>A variant's name in the results: over HTTP/2 a Kestrel variant gets <c>-h2</c> (<c>raw-upgrade</c> is
+    /// then <c>raw-h2</c>); the SpanNetty HTTP/2 variants are named so already.</summary>
+    private static string ResultName(string variant, bool http2) =>
+        !http2 || PerfTest.Variants.OnSpanNettyHttp2.Contains(variant) ? variant
+        : variant == PerfTest.Variants.RawUpgrade ? "raw-h2" : variant + "-h2";
+
     public static async Task<PerfResult> RunVariantAsync(string variant, PerfOptions options, CancellationToken cancellationToken = default)
     {
         ArgumentNullException.ThrowIfNull(options);
@@ -107,7 +113,7 @@ public static class PerfRunner
             }
 
             return new PerfResult(
-                options.Deflate ? DeflateMode.Label(variant, options.DeflateLevel) : options.Http2 ? (variant == PerfTest.Variants.RawUpgrade ? "raw-h2" : variant + "-h2") : variant, Math.Max(8, options.Payload), options.Window, options.Connections, options.Tls, seconds, messages,
+                options.Deflate ? DeflateMode.Label(variant, options.DeflateLevel) : ResultName(variant, options.Http2), Math.Max(8, options.Payload), options.Window, options.Connections, options.Tls, seconds, messages,
                 messages / seconds, LatencyRecording.Percentile(latency, 50) / 1000.0, LatencyRecording.Percentile(latency, 95) / 1000.0, LatencyRecording.Percentile(latency, 99) / 1000.0,
                 after.Gen0 - before.Gen0, after.Gen1 - before.Gen1, after.Gen2 - before.Gen2,
                 messages == 0 ? 0 : (after.Allocated - before.Allocated) / (double)messages)

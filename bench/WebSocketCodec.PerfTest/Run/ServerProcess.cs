@@ -41,7 +41,7 @@ internal sealed class ServerProcess : IAsyncDisposable
             variant = variant[..^BaselineSuffix.Length];
         }
 
-        bool spanNetty = Variants.OnSpanNetty.Contains(variant);
+        bool spanNetty = Variants.IsSpanNetty(variant);
         string[] server = spanNetty
             ? [SpanNettyServer(self), "--perf", "--port", "0", "--path", "/", "--threads", "1", "--codec", Variants.SpanNettyCodec(variant), "--transport", spanNettyTransport]
             : [self, "serve", "--variant", variant];
@@ -85,7 +85,7 @@ internal sealed class ServerProcess : IAsyncDisposable
             start.ArgumentList.Add("--tls");
         }
 
-        if (http2 && !spanNetty)
+        if (http2 && !spanNetty) // a SpanNetty codec knows its protocol
         {
             start.ArgumentList.Add("--h2");
         }

@@ -54,6 +54,21 @@ public static class Variants
     public static IReadOnlyList<string> OnSpanNetty { get; } =
         [OursSpanNetty, OursSpanNettyMessages, SpanNettyBuiltin, SpanNettyBuiltinFlush, SpanNettyRaw];
 
+    /// <summary>Ours over SpanNetty's HTTP/2 streams (extended CONNECT, callbacks echo), served by the SpanNetty echo
+    /// server's <c>ours-h2</c> codec: reserved; that server refuses it ("not built yet") until its HTTP/2 hook is built.</summary>
+    public const string SpanNettyH2 = "spannetty-h2";
+
+    /// <summary>A SpanNetty HTTP/2 server whose streams echo their DATA bytes (extended CONNECT answered 200, no websocket
+    /// framing): the ceiling for websockets over SpanNetty's HTTP/2.</summary>
+    public const string SpanNettyH2Raw = "spannetty-h2-raw";
+
+    /// <summary>The SpanNetty variants over HTTP/2 (<c>--h2</c>; <c>--variants spannetty</c> names them all there; every
+    /// websocket a stream of one HTTP/2 connection, <c>--connections</c> of them). Not part of <c>all</c>.</summary>
+    public static IReadOnlyList<string> OnSpanNettyHttp2 { get; } = [SpanNettyH2, SpanNettyH2Raw];
+
+    /// <summary>Whether the SpanNetty echo server serves <paramref name="variant"/>.</summary>
+    public static bool IsSpanNetty(string variant) => OnSpanNetty.Contains(variant) || OnSpanNettyHttp2.Contains(variant);
+
     /// <summary>The SpanNetty echo server's <c>--codec</c> for a SpanNetty variant.</summary>
     public static string SpanNettyCodec(string variant) => variant switch
     {
@@ -62,6 +77,8 @@ public static class Variants
         SpanNettyBuiltin => "builtin",
         SpanNettyBuiltinFlush => "builtin-flush",
         SpanNettyRaw => "raw",
+        SpanNettyH2 => "ours-h2",
+        SpanNettyH2Raw => "raw-h2",
         _ => throw new ArgumentException($"'{variant}' is not a SpanNetty variant.", nameof(variant)),
     };
 }

@@ -1,0 +1,96 @@
+using DotNetty.Codecs.Http2;
+using DotNetty.Common.Concurrency;
+using DotNetty.Transport.Channels;
+
+namespace WebSocketCodec.Samples.SpanNettyEchoServer;
+
+/// <summary>
+/// The HTTP/2 byte echo (the perf tool's <c>spannetty-h2-raw</c>): SpanNetty's <c>Http2FrameCodec</c> and
+/// <c>Http2MultiplexHandler</c> with a <see cref="RawHttp2StreamEcho"/> per stream, so every stream's DATA bytes come
+/// back with no websocket framing: the ceiling for websockets over SpanNetty's HTTP/2 streams. The connection advertises
+/// SETTINGS_ENABLE_CONNECT_PROTOCOL (RFC 8441, so clients send extended CONNECT), takes requests without SpanNetty's
+/// header validation (which refuses <c>:protocol</c>), and sizes its windows as <c>ConfigureHttp2ForWebSockets</c> does
+/// on Kestrel: 128 streams of 128 KiB, a connection window that holds them all.
+/// </summary>
+public static class RawHttp2Echo
+{
+    /// <summary>SETTINGS_ENABLE_CONNECT_PROTOCOL (RFC 8441 §3), which SpanNetty has no name for.</summary>
+    public const char EnableConnectProtocol = (char)8;
+
+    private const int MaxStreams = 128;
+    private const int StreamWindow = 128 * 1024;
+
+    /// <summary>Adds the HTTP/2 connection's handlers (after TLS, or on a cleartext connection that opens with the
+    /// preface).</summary>
+    public static void Configure(IChannelPipeline pipeline)
+    {
+        ArgumentNullException.ThrowIfNull(pipeline);
+        var settings = new Http2Settings().MaxConcurrentStreams(MaxStreams).InitialWindowSize(StreamWindow);
+        _ = settings.Put(EnableConnectProtocol, 1);
+        var codec = new Http2FrameCodecBuilder(isServer: true) { InitialSettings = settings, IsValidateHeaders = false }.Build();
+        pipeline.AddLast("coalesce", new FlushCoalescer()); // see FlushCoalescer: SpanNetty's transports and many buffers per flush
+        pipeline.AddLast("h2", codec);
+        pipeline.AddLast("h2-window", new ConnectionWindow((MaxStreams + 1) * StreamWindow - Http2CodecUtil.DefaultWindowSize));
+        pipeline.AddLast("h2-stream1", new StreamOneWindowUpdates(codec));
+        pipeline.AddLast("h2-streams", new Http2MultiplexHandler(new ActionChannelInitializer<IChannel>(
+            stream => stream.Pipeline.AddLast("echo", new RawHttp2StreamEcho()))));
+    }
+
+    /// <summary>
+    /// Returns stream 1's bytes to the flow-control window itself. SpanNetty 0.7.2012.2221's <c>Http2FrameCodec</c> fails
+    /// on a WINDOW_UPDATE for stream 1 (the first stream of every prior-knowledge or ALPN connection): it reads its
+    /// "upgraded from HTTP/1.1" flag, never set on such a stream, as a <c>bool</c> and throws NullReferenceException, so
+    /// the stream channel resets the stream (CANCEL) when it returns its first bytes read. Here that frame is taken off
+    /// the write path and handed to the local flow controller, as the codec would for any other stream.
+    /// </summary>
+    private sealed class StreamOneWindowUpdates(Http2FrameCodec codec) : ChannelHandlerAdapter
+    {
+        public override void Write(IChannelHandlerContext context, object message, IPromise promise)
+        {
+            if (message is not IHttp2WindowUpdateFrame { Stream.Id: 1 } update)
+            {
+                _ = context.WriteAsync(message, promise);
+                return;
+            }
+
+            try
+            {
+                IHttp2Stream? stream = codec.Connection.Stream(1);
+                if (stream is not null)
+                {
+                    _ = codec.Connection.Local.FlowController.ConsumeBytes(stream, update.WindowSizeIncrement);
+                }
+
+                _ = promise.TryComplete();
+            }
+            catch (Http2Exception error)
+            {
+                _ = promise.TrySetException(error);
+            }
+        }
+    }
+
+    /// <summary>Grows the connection's receive window once (a WINDOW_UPDATE on stream 0), then leaves.</summary>
+    private sealed class ConnectionWindow(int increment) : ChannelHandlerAdapter
+    {
+        public override void HandlerAdded(IChannelHandlerContext context)
+        {
+            if (context.Channel.IsActive)
+            {
+                Grow(context);
+            }
+        }
+
+        public override void ChannelActive(IChannelHandlerContext context)
+        {
+            Grow(context);
+            context.FireChannelActive();
+        }
+
+        private void Grow(IChannelHandlerContext context)
+        {
+            _ = context.WriteAndFlushAsync(new DefaultHttp2WindowUpdateFrame(increment));
+            _ = context.Pipeline.Remove(this);
+        }
+    }
+}
