@@ -6,7 +6,7 @@ var host = new Option<string>("--host") { DefaultValueFactory = _ => "127.0.0.1"
 var port = new Option<int>("--port") { DefaultValueFactory = _ => 8080, Description = "Port to listen on (0: any free port)." };
 var path = new Option<string>("--path") { DefaultValueFactory = _ => "/echo", Description = "Where the echo is served." };
 var tls = new Option<bool>("--tls") { Description = "Serve wss:// with a self-signed certificate made at start (TLS by SslStreamHandler)." };
-var codec = new Option<string>("--codec") { DefaultValueFactory = _ => "ours", Description = "ours (WebSocketCodec, message echo), ours-frames (callbacks echo): HTTP/1.1 and HTTP/2 on one port; ours-h2 (the callbacks echo for HTTP/2 clients; not built yet), builtin (SpanNetty's codec, one flush per read), builtin-flush (a flush per frame), raw (byte echo), raw-h2 (HTTP/2 stream byte echo)." };
+var codec = new Option<string>("--codec") { DefaultValueFactory = _ => "ours", Description = "ours (WebSocketCodec, message echo), ours-frames (callbacks echo): HTTP/1.1 and HTTP/2 on one port; ours-h2 (the callbacks echo for HTTP/2 clients), builtin (SpanNetty's codec, one flush per read), builtin-flush (a flush per frame), raw (byte echo), raw-h2 (HTTP/2 stream byte echo)." };
 codec.AcceptOnlyFromAmong([.. SpanNettyEchoOptions.Codecs]);
 var transport = new Option<string>("--transport") { DefaultValueFactory = _ => "socket", Description = "socket or libuv." };
 transport.AcceptOnlyFromAmong([.. SpanNettyEchoOptions.Transports]);

@@ -31,43 +31,9 @@ public static class RawHttp2Echo
         pipeline.AddLast("coalesce", new FlushCoalescer()); // see FlushCoalescer: SpanNetty's transports and many buffers per flush
         pipeline.AddLast("h2", codec);
         pipeline.AddLast("h2-window", new ConnectionWindow((MaxStreams + 1) * StreamWindow - Http2CodecUtil.DefaultWindowSize));
-        pipeline.AddLast("h2-stream1", new StreamOneWindowUpdates(codec));
+        pipeline.AddLast("h2-stream1", new WebSocketCodec.SpanNetty.Http2StreamOneWindowHandler(codec));
         pipeline.AddLast("h2-streams", new Http2MultiplexHandler(new ActionChannelInitializer<IChannel>(
             stream => stream.Pipeline.AddLast("echo", new RawHttp2StreamEcho()))));
-    }
-
-    /// <summary>
-    /// Returns stream 1's bytes to the flow-control window itself. SpanNetty 0.7.2012.2221's <c>Http2FrameCodec</c> fails
-    /// on a WINDOW_UPDATE for stream 1 (the first stream of every prior-knowledge or ALPN connection): it reads its
-    /// "upgraded from HTTP/1.1" flag, never set on such a stream, as a <c>bool</c> and throws NullReferenceException, so
-    /// the stream channel resets the stream (CANCEL) when it returns its first bytes read. Here that frame is taken off
-    /// the write path and handed to the local flow controller, as the codec would for any other stream.
-    /// </summary>
-    private sealed class StreamOneWindowUpdates(Http2FrameCodec codec) : ChannelHandlerAdapter
-    {
-        public override void Write(IChannelHandlerContext context, object message, IPromise promise)
-        {
-            if (message is not IHttp2WindowUpdateFrame { Stream.Id: 1 } update)
-            {
-                _ = context.WriteAsync(message, promise);
-                return;
-            }
-
-            try
-            {
-                IHttp2Stream? stream = codec.Connection.Stream(1);
-                if (stream is not null)
-                {
-                    _ = codec.Connection.Local.FlowController.ConsumeBytes(stream, update.WindowSizeIncrement);
-                }
-
-                _ = promise.TryComplete();
-            }
-            catch (Http2Exception error)
-            {
-                _ = promise.TrySetException(error);
-            }
-        }
     }
 
     /// <summary>Grows the connection's receive window once (a WINDOW_UPDATE on stream 0), then leaves.</summary>

@@ -43,11 +43,6 @@ public sealed class SpanNettyEchoHost : IAsyncDisposable
             throw new ArgumentException($"--codec is one of {string.Join(", ", SpanNettyEchoOptions.Codecs)}; --transport one of {string.Join(", ", SpanNettyEchoOptions.Transports)}.");
         }
 
-        if (options.Codec == "ours-h2" && !Http2EchoHook.IsBuilt)
-        {
-            throw new ArgumentException("--codec ours-h2: websockets over SpanNetty HTTP/2 are not built yet (issue 27; see Http2EchoHook).");
-        }
-
         IPAddress address = options.Host == "localhost" ? IPAddress.Loopback
             : IPAddress.TryParse(options.Host, out IPAddress? parsed) ? parsed
             : throw new ArgumentException($"'{options.Host}' is not an IP address or localhost.");
@@ -160,7 +155,7 @@ public sealed class SpanNettyEchoHost : IAsyncDisposable
         pipeline.AddLast("tls", SslStreamHandler.Server(new SslServerAuthenticationOptions
         {
             ServerCertificate = certificate,
-            ApplicationProtocols = Http2EchoHook.IsBuilt ? [.. AlpnProtocolSelector.ApplicationProtocols] : [SslApplicationProtocol.Http11],
+            ApplicationProtocols = [.. AlpnProtocolSelector.ApplicationProtocols],
         }));
         pipeline.AddLast("alpn", new AlpnProtocolSelector(Http1, Http2));
     }

@@ -55,7 +55,7 @@ public static class Variants
         [OursSpanNetty, OursSpanNettyMessages, SpanNettyBuiltin, SpanNettyBuiltinFlush, SpanNettyRaw];
 
     /// <summary>Ours over SpanNetty's HTTP/2 streams (extended CONNECT, callbacks echo), served by the SpanNetty echo
-    /// server's <c>ours-h2</c> codec: reserved; that server refuses it ("not built yet") until its HTTP/2 hook is built.</summary>
+    /// server's <c>ours-h2</c> codec.</summary>
     public const string SpanNettyH2 = "spannetty-h2";
 
     /// <summary>A SpanNetty HTTP/2 server whose streams echo their DATA bytes (extended CONNECT answered 200, no websocket

@@ -10,10 +10,13 @@ namespace WebSocketCodec.SpanNetty;
 /// TLS with ALPN) the property is unset, so the unboxing throws and the child channel of stream 1, the first stream of
 /// every connection, is reset at its first WINDOW_UPDATE. Between the codec and the multiplexer, this handler returns
 /// stream 1's consumed bytes to the local flow controller itself, as the codec does for every other stream. Not for a
-/// connection upgraded with h2c (there stream 1 is the upgrade's and must not be consumed).
+/// connection upgraded with h2c (there stream 1 is the upgrade's and must not be consumed). <see cref="Http2WebSocketServer"/>
+/// adds it; add it yourself to a connection of your own built on SpanNetty's <c>Http2FrameCodec</c> and
+/// <c>Http2MultiplexHandler</c>.
 /// </summary>
-internal sealed class Http2StreamOneWindowHandler(Http2FrameCodec codec) : ChannelHandlerAdapter
+public sealed class Http2StreamOneWindowHandler(Http2FrameCodec codec) : ChannelHandlerAdapter
 {
+    /// <inheritdoc />
     public override void Write(IChannelHandlerContext context, object message, IPromise promise)
     {
         if (message is IHttp2WindowUpdateFrame { Stream.Id: Http2CodecUtil.HttpUpgradeStreamId } update)
