@@ -89,7 +89,7 @@ public sealed class SpanNettyEchoHost : IAsyncDisposable
     }
 
     /// <summary>The per-connection pipeline of each codec. Ours serves HTTP/1.1 and HTTP/2 on one port (in cleartext the
-    /// protocol is told by the first bytes, with TLS by ALPN; HTTP/2 through <see cref="Http2EchoHook"/>); raw-h2 is
+    /// protocol is told by the first bytes, with TLS by ALPN; HTTP/2 through <see cref="Http2WebSocketServer"/>); raw-h2 is
     /// HTTP/2 only (prior knowledge, or ALPN h2); the others HTTP/1.1 only.</summary>
     public static void Configure(IChannelPipeline pipeline, SpanNettyEchoOptions options, X509Certificate2? certificate)
     {
@@ -145,7 +145,7 @@ public sealed class SpanNettyEchoHost : IAsyncDisposable
     {
         var accept = new WebSocketAcceptOptions { Session = options.Session };
         void Http1(IChannelPipeline p) => p.AddLast("upgrade", new WebSocketServerUpgradeHandler(options.Path, echo, accept));
-        void Http2(IChannelPipeline p) => Http2EchoHook.Configure(p, options.Path, echo, accept);
+        void Http2(IChannelPipeline p) => Http2WebSocketServer.Configure(p, options.Path, echo, accept);
         if (certificate is null)
         {
             pipeline.AddLast("detect", new Http2PriorKnowledgeDetector(Http1, Http2));

@@ -5,7 +5,7 @@ namespace WebSocketCodec.Samples.SpanNettyEchoServer;
 public sealed record SpanNettyEchoOptions
 {
     /// <summary>The codecs: ours (message echo), ours-frames (callbacks echo of every frame), both over HTTP/1.1 and
-    /// HTTP/2 on one port; ours-h2 (ours-frames, for HTTP/2 clients: refused until <see cref="Http2EchoHook"/> is built);
+    /// HTTP/2 on one port; ours-h2 (ours-frames, for HTTP/2 clients);
     /// raw-h2 (an HTTP/2 server echoing every stream's DATA bytes: the HTTP/2 ceiling); builtin (SpanNetty's
     /// WebSocketServerProtocolHandler, echoes written per frame and flushed once per read), builtin-flush (the same,
     /// flushed per frame), raw (the wire bytes echoed after a canned 101: the transport's limit).</summary>
