@@ -22,16 +22,33 @@ public sealed class InteropTests : LeakCheckedTests
     private static readonly int[] Sizes = [0, 1, 125, 126, 65_535, 65_536, 1 << 20];
 
     [Theory]
-    [InlineData("socket", false)]
-    [InlineData("socket", true)]
-    [InlineData("libuv", false)]
-    [InlineData("libuv", true)]
-    public async Task ClientWebSocketEchoesEverySizeAndClosesCleanly(string transport, bool tls)
+    [InlineData("socket", false, false)]
+    [InlineData("socket", true, false)]
+    [InlineData("libuv", false, false)]
+    [InlineData("libuv", true, false)]
+    [InlineData("socket", false, true)] // the sample's one port: HTTP/2 by prior knowledge (h2c)
+    [InlineData("socket", true, true)] // ... and by ALPN h2
+    [InlineData("libuv", true, true)]
+    public async Task ClientWebSocketEchoesEverySizeAndClosesCleanly(string transport, bool tls, bool http2)
     {
         await using SpanNettyEchoHost server = await SpanNettyEchoHost.StartAsync(new SpanNettyEchoOptions { Port = 0, Transport = transport, Tls = tls, Threads = 2 });
         using var client = new ClientWebSocket();
-        client.Options.RemoteCertificateValidationCallback = (_, _, _, _) => true;
-        await client.ConnectAsync(server.Url, Timeout());
+        if (!http2)
+        {
+            client.Options.RemoteCertificateValidationCallback = (_, _, _, _) => true; // over HTTP/2 the handler's
+        }
+
+        client.Options.CollectHttpResponseDetails = true;
+        using var handler = new SocketsHttpHandler { SslOptions = { RemoteCertificateValidationCallback = (_, _, _, _) => true } };
+        using var invoker = new HttpMessageInvoker(handler);
+        if (http2)
+        {
+            client.Options.HttpVersion = System.Net.HttpVersion.Version20;
+            client.Options.HttpVersionPolicy = HttpVersionPolicy.RequestVersionExact;
+        }
+
+        await client.ConnectAsync(server.Url, http2 ? invoker : null, Timeout());
+        Assert.Equal(http2 ? HttpStatusCode.OK : HttpStatusCode.SwitchingProtocols, client.HttpStatusCode);
         foreach (int size in Sizes)
         {
             byte[] payload = Payload(size);
