@@ -111,7 +111,8 @@ internal sealed class Http2WebSocketClientHandshake : ChannelHandlerAdapter
         }
 
         IChannelPipeline pipeline = context.Pipeline;
-        pipeline.AddAfter(context.Name, "http2-stream", new Http2StreamByteAdapter(_endStreamTimeout));
+        pipeline.AddAfter(context.Name, "http2-response-end", new Http2ResponseEndHandler());
+        pipeline.AddAfter("http2-response-end", "http2-stream", new Http2StreamByteAdapter(_endStreamTimeout));
         pipeline.AddAfter("http2-stream", "websocket", websocket);
         pipeline.Remove(this);
         _completion.TrySetResult(websocket);
@@ -196,6 +197,10 @@ internal sealed class Http2WebSocketClientHandshake : ChannelHandlerAdapter
                 }
             },
             (this, context), CancellationToken.None, TaskContinuationOptions.ExecuteSynchronously, TaskScheduler.Default);
+        // SpanNetty's child channel drops its flush when the parent's write completed at once (its first-write path
+        // only notes an unflushed write when the write is still pending), and a TLS handler completes a write when it
+        // encrypted it: the HEADERS would wait for the connection's next flush. Flush the connection itself.
+        context.Channel.Parent?.Flush();
     }
 
     private void OnTimeout(IChannelHandlerContext context)
