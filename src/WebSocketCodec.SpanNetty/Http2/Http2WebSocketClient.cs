@@ -65,6 +65,11 @@ public sealed class Http2WebSocketClient : IAsyncDisposable
             GracefulShutdownTimeout = TimeSpan.Zero, // closing the connection aborts the streams still open
         }.Build();
         var connection = new Http2ClientConnectionHandler(options.ConnectionWindowSize);
+        if (pipeline.Get<SslStreamHandler>() is not null)
+        {
+            pipeline.AddLast("http2-write-on-flush", new Http2WriteOnFlushHandler()); // see there: SpanNetty's child flushes
+        }
+
         pipeline.AddLast("http2", codec);
         pipeline.AddLast("http2-stream1-window", new Http2StreamOneWindowHandler(codec));
         pipeline.AddLast("http2-multiplex", new Http2MultiplexHandler(new ActionChannelInitializer<IChannel>(static _ => { }))); // no push
