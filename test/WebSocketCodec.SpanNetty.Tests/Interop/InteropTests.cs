@@ -28,7 +28,8 @@ public sealed class InteropTests : LeakCheckedTests
     [InlineData("libuv", true, false)]
     [InlineData("socket", false, true)] // the sample's one port: HTTP/2 by prior knowledge (h2c)
     [InlineData("socket", true, true)] // ... and by ALPN h2
-    [InlineData("libuv", true, true, Skip = "Open defect (issue 27): on libuv, TLS and HTTP/2 together, the 65,535-byte echo reaches ClientWebSocket with a TLS record that fails to decrypt (bad record MAC); sockets with TLS and HTTP/2, and libuv with TLS over HTTP/1.1, pass. Not yet located (our SslStreamHandler, SpanNetty's libuv writes or the HTTP/2 codec's write pattern).")]
+    [InlineData("libuv", false, true, Skip = "Open defect (issue 27): SpanNetty libuv with our HTTP/2 server: a 65,535-byte echo (a flush of several 16 KiB DATA frames) reaches the client corrupted (FLOW_CONTROL_ERROR in cleartext, a TLS record that fails to decrypt over TLS), as SpanNetty libuv writes of many buffers per flush lose or repeat bytes (samples/SpanNettyEchoServer/FlushCoalescer.cs works around it for the raw echo; put first in our HTTP/2 pipeline it broke other streams: not yet right).")]
+    [InlineData("libuv", true, true, Skip = "Open defect (issue 27): SpanNetty libuv with our HTTP/2 server: a 65,535-byte echo (a flush of several 16 KiB DATA frames) reaches the client corrupted (FLOW_CONTROL_ERROR in cleartext, a TLS record that fails to decrypt over TLS), as SpanNetty libuv writes of many buffers per flush lose or repeat bytes (samples/SpanNettyEchoServer/FlushCoalescer.cs works around it for the raw echo; put first in our HTTP/2 pipeline it broke other streams: not yet right).")]
     public async Task ClientWebSocketEchoesEverySizeAndClosesCleanly(string transport, bool tls, bool http2)
     {
         await using SpanNettyEchoHost server = await SpanNettyEchoHost.StartAsync(new SpanNettyEchoOptions { Port = 0, Transport = transport, Tls = tls, Threads = 2 });
