@@ -163,10 +163,23 @@ public sealed class Http2StreamByteAdapter : ChannelDuplexHandler
 
         _localEnded = true;
         Link(channel.CloseCompletion, promise);
-        Task ended = context.WriteAndFlushAsync(new DefaultHttp2DataFrame(Unpooled.Empty, endStream: true));
         ChannelActions.EnsureReading(context); // the peer's END_STREAM must be read for the stream to close
         // Both ends ended: the codec closes the stream, and with it the child channel. Otherwise the peer has a bound.
         _linger = context.Executor.Schedule(static (state, ctx) => ((Http2StreamByteAdapter)state).ForceClose((IChannelHandlerContext)ctx), this, context, _endStreamTimeout);
+        // END_STREAM in a step of its own: a close that runs inside the codec's write of this stream's last DATA frame
+        // (its promise completes there when SslStreamHandler encrypts at once) would have the empty frame merged into
+        // the one being written, after its header went out: the END_STREAM flag would be lost.
+        context.Executor.Execute(static (state, ctx) => ((Http2StreamByteAdapter)state).EndStream((IChannelHandlerContext)ctx), this, context);
+    }
+
+    private void EndStream(IChannelHandlerContext context)
+    {
+        if (_reset || !context.Channel.IsActive)
+        {
+            return;
+        }
+
+        Task ended = context.WriteAndFlushAsync(new DefaultHttp2DataFrame(Unpooled.Empty, endStream: true));
         _ = ended.ContinueWith(
             static (done, state) =>
             {
