@@ -5,7 +5,7 @@ namespace WebSocketCodec.SpanNetty;
 
 /// <summary>
 /// Websockets over HTTP/2 (RFC 8441) on a SpanNetty connection: <see cref="Configure(IChannelPipeline, WebSocketRoute, WebSocketAcceptOptions?, WebSocketChannelHandlerOptions?, Http2WebSocketServerOptions?)"/>
-/// appends SpanNetty's <c>Http2FrameCodec</c> (SETTINGS_ENABLE_CONNECT_PROTOCOL = 1 in its initial SETTINGS, its header
+/// appends an <see cref="Http2WriteCoalescer"/> and SpanNetty's <c>Http2FrameCodec</c> (SETTINGS_ENABLE_CONNECT_PROTOCOL = 1 in its initial SETTINGS, its header
 /// validation off because its HPACK decoder refuses <c>:protocol</c>; every request is validated here instead) and an
 /// <c>Http2MultiplexHandler</c> whose child channel per stream gets the request handler: it accepts an extended
 /// CONNECT with <c>:protocol websocket</c> (200 without END_STREAM), refuses the rest with the Kestrel endpoint's
@@ -112,6 +112,7 @@ public static class Http2WebSocketServer
         settings.InitialWindowSize(setup.Http2.StreamWindowSize);
         settings.Put((char)0x8, 1); // SETTINGS_ENABLE_CONNECT_PROTOCOL (RFC 8441 §3): SpanNetty has no name for it
         Http2FrameCodec codec = new Http2FrameCodecBuilder(isServer: true) { InitialSettings = settings, IsValidateHeaders = false }.Build();
+        pipeline.AddLast("http2-coalesce", new Http2WriteCoalescer()); // SpanNetty's transports and many small buffers per flush
         pipeline.AddLast("http2", codec);
         pipeline.AddLast("http2-stream1-window", new Http2StreamOneWindowHandler(codec));
         pipeline.AddLast("http2-multiplex", new Http2MultiplexHandler(
