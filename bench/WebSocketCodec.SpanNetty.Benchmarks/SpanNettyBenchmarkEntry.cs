@@ -11,7 +11,7 @@ namespace WebSocketCodec.SpanNetty.Benchmarks;
 public static class SpanNettyBenchmarkEntry
 {
     /// <summary>The benchmark classes.</summary>
-    public static readonly Type[] Benchmarks = [typeof(SpanNettyDecodeBenchmarks), typeof(SpanNettyEncodeBenchmarks)];
+    public static readonly Type[] Benchmarks = [typeof(SpanNettyDecodeBenchmarks), typeof(SpanNettyEncodeBenchmarks), typeof(SpanNettyHttp2AdapterBenchmarks)];
 
     public static int Run(string[] args, Type[] benchmarks)
     {

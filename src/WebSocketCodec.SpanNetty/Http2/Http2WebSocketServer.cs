@@ -5,7 +5,7 @@ namespace WebSocketCodec.SpanNetty;
 
 /// <summary>
 /// Websockets over HTTP/2 (RFC 8441) on a SpanNetty connection: <see cref="Configure(IChannelPipeline, WebSocketRoute, WebSocketAcceptOptions?, WebSocketChannelHandlerOptions?, Http2WebSocketServerOptions?)"/>
-/// appends SpanNetty's <c>Http2FrameCodec</c> (SETTINGS_ENABLE_CONNECT_PROTOCOL = 1 in its initial SETTINGS, its header
+/// appends an <see cref="Http2WriteCoalescer"/> and SpanNetty's <c>Http2FrameCodec</c> (SETTINGS_ENABLE_CONNECT_PROTOCOL = 1 in its initial SETTINGS, its header
 /// validation off because its HPACK decoder refuses <c>:protocol</c>; every request is validated here instead) and an
 /// <c>Http2MultiplexHandler</c> whose child channel per stream gets the request handler: it accepts an extended
 /// CONNECT with <c>:protocol websocket</c> (200 without END_STREAM), refuses the rest with the Kestrel endpoint's
@@ -117,6 +117,7 @@ public static class Http2WebSocketServer
             pipeline.AddLast("http2-write-on-flush", new Http2WriteOnFlushHandler()); // see there: streams' flushes over TLS
         }
 
+        pipeline.AddLast("http2-coalesce", new Http2WriteCoalescer()); // SpanNetty's transports and many small buffers per flush
         pipeline.AddLast("http2", codec);
         pipeline.AddLast("http2-stream1-window", new Http2StreamOneWindowHandler(codec));
         pipeline.AddLast("http2-multiplex", new Http2MultiplexHandler(
