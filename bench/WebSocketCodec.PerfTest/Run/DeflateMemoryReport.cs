@@ -1,5 +1,4 @@
 using System.Globalization;
-using System.Runtime.InteropServices;
 using System.Text;
 
 namespace WebSocketCodec.PerfTest;
@@ -13,11 +12,8 @@ public static class DeflateMemoryReport
     public static string ToMarkdown(IReadOnlyList<PerfResult> results, string title, string command)
     {
         ArgumentNullException.ThrowIfNull(results);
-        var text = new StringBuilder();
+        StringBuilder text = PerfReport.Header(title, command);
         CultureInfo c = CultureInfo.InvariantCulture;
-        text.AppendLine(c, $"## {title}").AppendLine();
-        text.AppendLine(c, $"`{command}`").AppendLine();
-        text.AppendLine(c, $"{PerfReport.CpuModel()}, {ClientPinning.MachineCores} cores; server pinned to one core, load on the other; {RuntimeInformation.OSDescription}; .NET {Environment.Version}.").AppendLine();
         int runs = results.Count == 0 ? 1 : results.Max(r => r.Runs);
         text.AppendLine(c, $"Each figure is its own median over {runs} run(s), interleaved across the variants. Every websocket is opened and exchanges a few compressed messages both ways (so the server holds its inflater and deflater) before anything is measured. \"RSS/ws\" and \"heap/ws\": the server's resident set and managed heap after a forced compacting collection with every websocket primed and idle, less the same before any connected, per websocket. Then every websocket sends (window {(results.Count == 0 ? 0 : results[0].Window)}): after the warm-up, \"server µs/msg\" is the server's CPU time (user + system) per echoed message, \"alloc B/msg\" its allocations per message, \"server busy\" its CPU time over the window's length (100 %: the server bounded the rate), \"client µs/msg\" the load's CPU per message. \"set-up s\": opening and priming every websocket (not measured). The `aspnetcore` echo receives into a 4 KiB buffer per websocket, which its heap counts.").AppendLine();
         text.AppendLine("| conns | deflate | variant | RSS/ws | heap/ws | server µs/msg | × aspnetcore | alloc B/msg | msgs/s | server busy | client µs/msg | wire out B/msg | set-up s |");

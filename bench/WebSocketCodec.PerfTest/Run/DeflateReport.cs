@@ -1,5 +1,4 @@
 using System.Globalization;
-using System.Runtime.InteropServices;
 using System.Text;
 
 namespace WebSocketCodec.PerfTest;
@@ -13,11 +12,8 @@ public static class DeflateReport
     public static string ToMarkdown(IReadOnlyList<PerfResult> results, string title, string command)
     {
         ArgumentNullException.ThrowIfNull(results);
-        var text = new StringBuilder();
+        StringBuilder text = PerfReport.Header(title, command);
         CultureInfo c = CultureInfo.InvariantCulture;
-        text.AppendLine(c, $"## {title}").AppendLine();
-        text.AppendLine(c, $"`{command}`").AppendLine();
-        text.AppendLine(c, $"{PerfReport.CpuModel()}, {ClientPinning.MachineCores} cores; server pinned to one core, load on the other; {RuntimeInformation.OSDescription}; .NET {Environment.Version}.").AppendLine();
         int runs = results.Count == 0 ? 1 : results.Max(r => r.Runs);
         if (runs > 1)
         {

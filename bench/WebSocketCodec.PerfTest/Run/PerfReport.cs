@@ -8,14 +8,22 @@ namespace WebSocketCodec.PerfTest;
 /// each variant's rate as a ratio to <c>aspnetcore</c> and to the raw byte echo measured in the same invocation.</summary>
 public static class PerfReport
 {
-    public static string ToMarkdown(IReadOnlyList<PerfResult> results, string title, string command)
+    /// <summary>A report's opening: the title, the command that made it and the machine it ran on.</summary>
+    public static StringBuilder Header(string title, string command)
     {
-        ArgumentNullException.ThrowIfNull(results);
         var text = new StringBuilder();
         CultureInfo c = CultureInfo.InvariantCulture;
         text.AppendLine(c, $"## {title}").AppendLine();
         text.AppendLine(c, $"`{command}`").AppendLine();
         text.AppendLine(c, $"{CpuModel()}, {ClientPinning.MachineCores} cores; server pinned to one core, load on the other; {RuntimeInformation.OSDescription}; .NET {Environment.Version}.").AppendLine();
+        return text;
+    }
+
+    public static string ToMarkdown(IReadOnlyList<PerfResult> results, string title, string command)
+    {
+        ArgumentNullException.ThrowIfNull(results);
+        StringBuilder text = PerfReport.Header(title, command);
+        CultureInfo c = CultureInfo.InvariantCulture;
         int runs = results.Count == 0 ? 1 : results.Max(r => r.Runs);
         if (runs > 1)
         {

@@ -70,10 +70,6 @@ internal sealed class Http2ClientConnectionHandler(int connectionWindow) : Chann
         }
 
         _windowSent = true;
-        int increment = connectionWindow - Http2CodecUtil.DefaultWindowSize;
-        if (increment > 0)
-        {
-            _ = context.WriteAndFlushAsync(new DefaultHttp2WindowUpdateFrame(increment)); // no stream: the connection's
-        }
+        Http2ConnectionWindow.Open(context, connectionWindow);
     }
 }
