@@ -35,6 +35,10 @@ internal sealed class ClientWebSocketLoad : ILoadConnection
 
     public long Received => Interlocked.Read(ref _received);
 
+    private long _echoed;
+
+    public long Echoed => Interlocked.Read(ref _echoed);
+
     public bool Measuring
     {
         get => _measuring;
@@ -133,6 +137,7 @@ internal sealed class ClientWebSocketLoad : ILoadConnection
                     throw new InvalidDataException($"An echo of {length} bytes came back for {_message.Length}.");
                 }
 
+                Interlocked.Increment(ref _echoed);
                 if (_measuring)
                 {
                     long sent = BinaryPrimitives.ReadInt64LittleEndian(buffer);

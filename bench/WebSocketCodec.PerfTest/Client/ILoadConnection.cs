@@ -11,6 +11,10 @@ internal interface ILoadConnection : IAsyncDisposable
     /// <summary>Echoes received while measuring.</summary>
     long Received { get; }
 
+    /// <summary>Echoes received since the start, warm-up included: the runner's warm-up lasts until each connection has
+    /// one, so a slow start (JIT, TLS handshake on a loaded machine) never leaves the measured window empty.</summary>
+    long Echoed { get; }
+
     /// <summary>Round trips recorded while measuring (nanoseconds).</summary>
     LongHistogram Latency { get; }
 

@@ -64,6 +64,10 @@ internal sealed class LoadConnection : ILoadConnection
 
     public long Received => Interlocked.Read(ref _received);
 
+    private long _echoed;
+
+    public long Echoed => Interlocked.Read(ref _echoed);
+
     /// <summary>
     /// Deflate mode, before <see cref="RunAsync"/>: sends <paramref name="messages"/> compressed messages, in rounds of
     /// at most a window, each round's replies awaited, so that the server's inflater and deflater for this websocket
@@ -420,6 +424,7 @@ internal sealed class LoadConnection : ILoadConnection
         }
         else if (frames > 0)
         {
+            Interlocked.Add(ref _echoed, frames);
             if (measuring)
             {
                 Interlocked.Add(ref _received, frames);

@@ -74,6 +74,7 @@ public static class PerfRunner
 
             Task[] running = connections.Select(c => c.RunAsync(stop.Token)).ToArray();
             Trace("connected");
+            await FirstEchoesAsync(connections, running, cancellationToken);
             await Task.Delay(options.Warmup, cancellationToken);
             var before = await server.GcAsync();
             TimeSpan serverCpu = server.CpuTime, clientCpu = Process.GetCurrentProcess().TotalProcessorTime;
@@ -140,6 +141,29 @@ public static class PerfRunner
             {
                 await connection.DisposeAsync();
             }
+        }
+    }
+
+    /// <summary>Waits (at most 60 s) until every connection has had an echo back, so the warm-up starts from a
+    /// running exchange; fails early when a connection's loops ended before that.</summary>
+    private static async Task FirstEchoesAsync(List<ILoadConnection> connections, Task[] running, CancellationToken cancellationToken)
+    {
+        var waited = Stopwatch.StartNew();
+        while (connections.Any(c => c.Echoed == 0))
+        {
+            Task? ended = running.FirstOrDefault(t => t.IsCompleted);
+            if (ended is not null)
+            {
+                await ended;
+                throw new InvalidOperationException("A load connection stopped before its first echo: " + string.Join(", ", connections.Select(c => c.State)));
+            }
+
+            if (waited.Elapsed > TimeSpan.FromSeconds(60))
+            {
+                throw new TimeoutException("No echo within 60 s: " + string.Join(", ", connections.Select(c => c.State)));
+            }
+
+            await Task.Delay(10, cancellationToken);
         }
     }
 }
