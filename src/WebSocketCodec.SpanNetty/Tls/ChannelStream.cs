@@ -19,14 +19,13 @@ internal sealed class ChannelStream(IChannelHandlerContext context) : Stream, IV
     private bool _readPending;
     private bool _ended;
 
-    /// <summary>Whether a write was made since the last <see cref="TakeFlush"/>.</summary>
-    private bool _needsFlush;
+    private const int InitialOutputSize = 16 * 1024 + 256; // a full TLS record with its overhead
 
-    /// <summary>Whether writes on the event loop are tracked (<see cref="LastWrite"/>); off, they take no promise.</summary>
-    public bool TrackWrites { get; set; }
-
-    /// <summary>The last tracked write: completes when its bytes, and so all before them, reached the transport.</summary>
-    public Task LastWrite { get; private set; } = Task.CompletedTask;
+    /// <summary>What the SslStream wrote on the event loop since the last <see cref="WritePending"/>: its records are
+    /// gathered into one buffer, so a flush hands the transport one buffer (SpanNetty's transports lose or repeat bytes
+    /// of a flush of several, see <see cref="Http2WriteCoalescer"/>).</summary>
+    private IByteBuffer? _output;
+    private bool _outputDiscarded;
 
     public override bool CanRead => true;
 
@@ -87,12 +86,41 @@ internal sealed class ChannelStream(IChannelHandlerContext context) : Stream, IV
         _pending.SetResult(0);
     }
 
-    /// <summary>Whether the SslStream wrote since the last call (then the channel needs a flush).</summary>
-    public bool TakeFlush()
+    /// <summary>Writes what the SslStream wrote since the last call, as one buffer (on the event loop). Returns the
+    /// write's completion when <paramref name="track"/> is set (it completes when those bytes, and so all before them,
+    /// reached the transport), <see cref="Task.CompletedTask"/> when untracked, and null when there was nothing to write.
+    /// The caller flushes.</summary>
+    public Task? WritePending(bool track = false)
     {
-        bool needs = _needsFlush;
-        _needsFlush = false;
-        return needs;
+        IByteBuffer? output = _output;
+        if (output is null)
+        {
+            return null;
+        }
+
+        _output = null;
+        if (track)
+        {
+            return context.WriteAsync(output);
+        }
+
+        _ = context.WriteAsync(output, context.VoidPromise());
+        return Task.CompletedTask;
+    }
+
+    /// <summary>Drops what was not written (the channel is closing); later writes are dropped too.</summary>
+    public void DiscardPending()
+    {
+        if (!context.Executor.InEventLoop)
+        {
+            context.Executor.Execute(static state => ((ChannelStream)state).DiscardPending(), this);
+            return;
+        }
+
+        _outputDiscarded = true;
+        IByteBuffer? output = _output;
+        _output = null;
+        output?.Release();
     }
 
     public override ValueTask<int> ReadAsync(Memory<byte> buffer, CancellationToken cancellationToken = default)
@@ -129,30 +157,46 @@ internal sealed class ChannelStream(IChannelHandlerContext context) : Stream, IV
             return default; // never a write of nothing
         }
 
-        IByteBuffer output = context.Allocator.Buffer(buffer.Length);
-        output.WriteBytes(buffer.Span);
         if (context.Executor.InEventLoop)
         {
-            _needsFlush = true; // the handler flushes when the current step is done
-            if (TrackWrites)
-            {
-                LastWrite = context.WriteAsync(output);
-            }
-            else
-            {
-                _ = context.WriteAsync(output, context.VoidPromise());
-            }
-        }
-        else
-        {
-            context.Executor.Execute(static (ctx, buffer) =>
-            {
-                var c = (IChannelHandlerContext)ctx;
-                _ = c.WriteAndFlushAsync(buffer, c.VoidPromise());
-            }, context, output);
+            Append(buffer.Span); // the handler writes and flushes when the current step is done
+            return default;
         }
 
+        // Off the loop (the handshake may go on on a thread-pool thread): copied now, written and flushed on the loop in
+        // order.
+        IByteBuffer copy = context.Allocator.Buffer(buffer.Length);
+        copy.WriteBytes(buffer.Span);
+        context.Executor.Execute(static (self, bytes) => ((ChannelStream)self).WriteOnLoop((IByteBuffer)bytes), this, copy);
         return default;
+    }
+
+    private void Append(ReadOnlySpan<byte> bytes)
+    {
+        if (_outputDiscarded)
+        {
+            return;
+        }
+
+        _output ??= context.Allocator.Buffer(Math.Max(InitialOutputSize, bytes.Length));
+        _output.WriteBytes(bytes);
+    }
+
+    private void WriteOnLoop(IByteBuffer bytes)
+    {
+        try
+        {
+            Append(bytes.UnreadSpan);
+        }
+        finally
+        {
+            bytes.Release();
+        }
+
+        if (WritePending() is not null)
+        {
+            context.Flush();
+        }
     }
 
     public override Task WriteAsync(byte[] buffer, int offset, int count, CancellationToken cancellationToken) =>

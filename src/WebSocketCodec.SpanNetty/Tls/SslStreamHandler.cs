@@ -131,6 +131,7 @@ public sealed class SslStreamHandler : ChannelDuplexHandler
     {
         if (_authenticated)
         {
+            _ = _network!.WritePending();
             context.Flush();
         }
     }
@@ -146,26 +147,17 @@ public sealed class SslStreamHandler : ChannelDuplexHandler
             return;
         }
 
-        Task sent = Task.CompletedTask;
-        _network!.TrackWrites = true;
         try
         {
-            ValueTask shutdown = new(_ssl!.ShutdownAsync());
-            if (shutdown.IsCompletedSuccessfully)
-            {
-                sent = _network.LastWrite;
-            }
+            _ = _ssl!.ShutdownAsync(); // the network stream completes its writes at once: the close_notify is in its output
         }
         catch (Exception error) when (error is IOException or InvalidOperationException or ObjectDisposedException)
         {
-            // No close_notify (a write failed or TLS already ended): close now.
-        }
-        finally
-        {
-            _network.TrackWrites = false;
+            // No close_notify (a write failed or TLS already ended): close behind what is there.
         }
 
-        FlushIfWritten(context);
+        Task sent = _network!.WritePending(track: true) ?? Task.CompletedTask;
+        context.Flush();
         if (sent.IsCompleted)
         {
             _ = context.CloseAsync(promise);
@@ -342,7 +334,7 @@ public sealed class SslStreamHandler : ChannelDuplexHandler
 
     private void FlushIfWritten(IChannelHandlerContext context)
     {
-        if (_network?.TakeFlush() == true)
+        if (_network?.WritePending() is not null)
         {
             context.Flush();
         }
@@ -382,6 +374,7 @@ public sealed class SslStreamHandler : ChannelDuplexHandler
         }
 
         _network?.End();
+        _network?.DiscardPending();
         _ssl?.Dispose();
     }
 }
