@@ -19,8 +19,14 @@ internal sealed class Http2ClientConnectionHandler(int connectionWindow) : Chann
     /// when the connection ends (or fails) before them.</summary>
     public Task<bool> Settings => _settings.Task;
 
-    /// <summary>The server's GOAWAY, if one came: no new stream.</summary>
-    public string? GoAway { get; private set; }
+    private volatile string? _goAway;
+
+    /// <summary>Why no new stream may be opened (the server's GOAWAY, or the connection's end), or null.</summary>
+    public string? GoAway
+    {
+        get => _goAway;
+        private set => _goAway = value;
+    }
 
     public override void HandlerAdded(IChannelHandlerContext context)
     {

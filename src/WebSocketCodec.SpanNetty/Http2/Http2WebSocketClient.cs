@@ -168,9 +168,15 @@ public sealed class Http2WebSocketClient : IAsyncDisposable
         IHttp2Headers request = Request(pathAndQuery, options);
         var started = Stopwatch.StartNew();
         await WaitForSettingsAsync(options.HandshakeTimeout, cancellationToken).ConfigureAwait(false);
+        if (_connection.GoAway is { } goAway)
+        {
+            // After a GOAWAY the server takes no new stream: refuse here rather than have SpanNetty reset it later.
+            throw new WebSocketHandshakeException($"The HTTP/2 connection to {_authority} takes no new websocket: {goAway}.");
+        }
+
         if (!Channel.IsActive)
         {
-            throw new WebSocketHandshakeException($"The HTTP/2 connection to {_authority} is closed ({_connection.GoAway ?? "closed"}).");
+            throw new WebSocketHandshakeException($"The HTTP/2 connection to {_authority} is closed.");
         }
 
         string target = $"{_scheme}://{_authority}{pathAndQuery}";

@@ -42,6 +42,23 @@ public sealed class ClientFailureTests : LeakCheckedTests
     }
 
     [Fact]
+    public async Task AfterAGoAwayNoStreamIsOpenedWhileTheConnectionLives()
+    {
+        await using Http2Server server = await ClientFakeServer.StartAsync(true, _ => ClientFakeServer.Status("200"), _requests, _resets);
+        await using Http2WebSocketClient client = await ConnectAsync(Url(server));
+        ReceivingWebSocket first = await OpenAsync(client, "/ws");
+        Assert.True(server.Connections.TryPeek(out var connection));
+        await connection!.WriteAndFlushAsync(new DefaultHttp2GoAwayFrame(Http2Error.NoError));
+        await Eventually.True(() => client.Channel.Pipeline.Get<Http2ClientConnectionHandler>()?.GoAway is not null);
+
+        var refused = await Assert.ThrowsAsync<WebSocketHandshakeException>(() => OpenAsync(client, "/ws"));
+        Assert.Contains("takes no new websocket: the server sent GOAWAY (NoError, last stream ", refused.Message, StringComparison.Ordinal);
+        Assert.True(client.Channel.IsActive, "the connection still serves the websocket it had");
+        Assert.Single(_requests); // the refused one never reached the server
+        await first.Opened.AbortAsync();
+    }
+
+    [Fact]
     public async Task AServerThatNeverAnswersTimesOutAndItsStreamIsReset()
     {
         await using Http2Server server = await ClientFakeServer.StartAsync(true, _ => null, _requests, _resets);

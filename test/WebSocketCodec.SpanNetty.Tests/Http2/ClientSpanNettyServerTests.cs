@@ -134,4 +134,22 @@ public sealed class ClientSpanNettyServerTests : LeakCheckedTests
         await websocket.EchoAsync(WebSocketOpcode.Text, "still here"u8.ToArray());
         Assert.True((await websocket.CloseAsync()).IsClean);
     }
+
+    [Fact]
+    public async Task AfterTheServersGoAwayTheOpenWebSocketIsClosedWith1001AndNoNewOneIsOpened()
+    {
+        await using Http2Server server = await StartAsync(tls: false);
+        await using Http2WebSocketClient client = await ConnectAsync(Url(server, false));
+        ReceivingWebSocket websocket = await OpenAsync(client, "/ws");
+        await websocket.EchoAsync(WebSocketOpcode.Text, "before"u8.ToArray());
+        Assert.True(server.Connections.TryPeek(out var connection));
+
+        Task shutdown = Http2WebSocketServer.ShutdownAsync(connection!, TimeSpan.FromSeconds(10));
+        WebSocketCloseInfo closed = await websocket.WebSocket.Completion.WaitAsync(TimeSpan.FromSeconds(20));
+        Assert.Equal(CloseStatus.GoingAway, closed.ReceivedStatus);
+
+        await Assert.ThrowsAsync<WebSocketHandshakeException>(() => OpenAsync(client, "/ws"));
+        await shutdown.WaitAsync(TimeSpan.FromSeconds(20));
+        Assert.Single(server.Connections); // the refusal opened no stream, nor a connection
+    }
 }
