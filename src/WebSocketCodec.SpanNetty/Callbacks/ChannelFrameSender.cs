@@ -56,7 +56,7 @@ public sealed partial class ChannelFrameSender : IWebSocketGroupMember
         Volatile.Read(ref _inbox) ?? Interlocked.CompareExchange(ref _inbox, new ChannelInbox(_handler, _output, this), null) ?? _inbox;
 
     /// <summary>Whether the caller is on the channel's event loop, where the synchronous methods may be used.</summary>
-    public bool IsOnEventLoop => _handler.Context.Executor.InEventLoop;
+    public bool IsOnEventLoop => _handler.InEventLoop;
 
     /// <summary>The negotiated subprotocol, if any.</summary>
     public string? Subprotocol => _handler.Subprotocol;

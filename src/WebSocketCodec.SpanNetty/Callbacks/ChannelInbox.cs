@@ -20,7 +20,7 @@ internal sealed class ChannelInbox(WebSocketChannelHandler handler, ChannelOutpu
 
     protected override bool TryAppendNow(BroadcastFrame frame)
     {
-        if (!handler.Context.Executor.InEventLoop || !QueueIsEmpty)
+        if (!handler.InEventLoop || !QueueIsEmpty)
         {
             return false;
         }

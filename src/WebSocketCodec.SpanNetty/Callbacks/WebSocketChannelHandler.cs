@@ -26,6 +26,7 @@ public sealed partial class WebSocketChannelHandler : ChannelHandlerAdapter
         new(TaskCreationOptions.RunContinuationsAsynchronously);
 
     private IChannelHandlerContext? _context;
+    private IEventExecutor? _executor;
     private ChannelOutput? _output;
     private ChannelFrameSender? _sender;
     private IWebSocketFrameListener? _listener;
@@ -71,6 +72,9 @@ public sealed partial class WebSocketChannelHandler : ChannelHandlerAdapter
 
     internal IChannelHandlerContext Context => _context ?? throw new InvalidOperationException("The handler is not in a pipeline yet.");
 
+    /// <summary>Whether the calling thread is the channel's event loop.</summary>
+    internal bool InEventLoop => (_executor ?? Context.Executor).InEventLoop;
+
     internal long HighWaterMark => _session.Options.OutboundHighWaterMark;
 
     internal bool CanSend => _session.State == WebSocketSessionState.Open && !_closing && _context is { Channel.IsActive: true };
@@ -79,6 +83,7 @@ public sealed partial class WebSocketChannelHandler : ChannelHandlerAdapter
     public override void HandlerAdded(IChannelHandlerContext context)
     {
         _context = context;
+        _executor = context.Executor; // fixed for the context's life; on an HTTP/2 stream each lookup walks to the parent
         _output = new ChannelOutput(context, _options.OutputChunkSize);
         // Every call into the session happens on the event loop, so its control frames go straight into the output,
         // in order with the application's frames.
@@ -280,7 +285,7 @@ public sealed partial class WebSocketChannelHandler : ChannelHandlerAdapter
 
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
     internal void CheckOnLoop() => SendGuard.OnLoop(
-        Context.Executor.InEventLoop, "Synchronous sends are for the channel's event loop (the callbacks); from other threads use SendAsync.");
+        InEventLoop, "Synchronous sends are for the channel's event loop (the callbacks); from other threads use SendAsync.");
 
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
     internal void CheckCanSend() => SendGuard.CanSend(CanSend, closing: _session.State != WebSocketSessionState.Open || _closing);
