@@ -28,7 +28,7 @@ public static class RawHttp2Echo
         var settings = new Http2Settings().MaxConcurrentStreams(MaxStreams).InitialWindowSize(StreamWindow);
         _ = settings.Put(EnableConnectProtocol, 1);
         var codec = new Http2FrameCodecBuilder(isServer: true) { InitialSettings = settings, IsValidateHeaders = false }.Build();
-        pipeline.AddLast("coalesce", new WebSocketCodec.SpanNetty.Http2WriteCoalescer()); // as Http2WebSocketServer: SpanNetty's transports and many buffers per flush
+        WebSocketCodec.SpanNetty.Http2WriteCoalescer.AddTo(pipeline); // as Http2WebSocketServer: SpanNetty's transports and a flush inside a finished write
         pipeline.AddLast("h2", codec);
         pipeline.AddLast("h2-window", new ConnectionWindow((MaxStreams + 1) * StreamWindow - Http2CodecUtil.DefaultWindowSize));
         pipeline.AddLast("h2-stream1", new WebSocketCodec.SpanNetty.Http2StreamOneWindowHandler(codec));

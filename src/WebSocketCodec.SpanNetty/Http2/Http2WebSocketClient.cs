@@ -65,6 +65,7 @@ public sealed class Http2WebSocketClient : IAsyncDisposable
             GracefulShutdownTimeout = TimeSpan.Zero, // closing the connection aborts the streams still open
         }.Build();
         var connection = new Http2ClientConnectionHandler(options.ConnectionWindowSize);
+        Http2WriteCoalescer.AddTo(pipeline); // see there: SpanNetty's transports and a flush inside a finished write
         if (pipeline.Get<SslStreamHandler>() is not null)
         {
             pipeline.AddLast("http2-write-on-flush", new Http2WriteOnFlushHandler()); // see there: SpanNetty's child flushes

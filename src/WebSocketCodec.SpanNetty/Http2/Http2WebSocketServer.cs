@@ -112,12 +112,12 @@ public static class Http2WebSocketServer
         settings.InitialWindowSize(setup.Http2.StreamWindowSize);
         settings.Put((char)0x8, 1); // SETTINGS_ENABLE_CONNECT_PROTOCOL (RFC 8441 §3): SpanNetty has no name for it
         Http2FrameCodec codec = new Http2FrameCodecBuilder(isServer: true) { InitialSettings = settings, IsValidateHeaders = false }.Build();
+        Http2WriteCoalescer.AddTo(pipeline); // see there: SpanNetty's transports and a flush inside a finished write
         if (pipeline.Get<SslStreamHandler>() is not null)
         {
             pipeline.AddLast("http2-write-on-flush", new Http2WriteOnFlushHandler()); // see there: streams' flushes over TLS
         }
 
-        pipeline.AddLast("http2-coalesce", new Http2WriteCoalescer()); // SpanNetty's transports and many small buffers per flush
         pipeline.AddLast("http2", codec);
         pipeline.AddLast("http2-stream1-window", new Http2StreamOneWindowHandler(codec));
         pipeline.AddLast("http2-multiplex", new Http2MultiplexHandler(

@@ -5,7 +5,8 @@ namespace WebSocketCodec.SpanNetty.Tests.Http2;
 
 /// <summary>
 /// <see cref="Http2WriteCoalescer"/> on an embedded channel: the buffers written between two flushes leave as one buffer
-/// with their bytes in order, their promises complete only when that buffer was written, other messages pass in order,
+/// with their bytes in order, their promises complete only when that buffer was written (on the event loop, after the
+/// transport), a flush while a write is on its way waits for it, empty buffers are never written, other messages pass,
 /// and nothing gathered leaks when the channel closes before a flush.
 /// </summary>
 public sealed class Http2WriteCoalescerTests : LeakCheckedTests
@@ -35,20 +36,67 @@ public sealed class Http2WriteCoalescerTests : LeakCheckedTests
     }
 
     [Fact]
-    public void AnotherMessageLeavesAfterTheBytesWrittenBeforeIt()
+    public void AnotherMessagePassesAtOnceAndAnEmptyBufferIsNeverWritten()
     {
         var channel = new EmbeddedChannel(new Http2WriteCoalescer());
         _ = channel.WriteAsync(Unpooled.CopiedBuffer([1]));
         _ = channel.WriteAsync("not a buffer");
-        _ = channel.WriteAsync(Unpooled.CopiedBuffer([2]));
+        Task empty = channel.WriteAsync(Unpooled.Empty);
+        Assert.True(empty.IsCompletedSuccessfully);
         channel.Flush();
-        var before = channel.ReadOutbound<IByteBuffer>();
-        Assert.Equal(1, before.GetByte(0));
-        before.Release();
         Assert.Equal("not a buffer", channel.ReadOutbound<string>());
-        var after = channel.ReadOutbound<IByteBuffer>();
-        Assert.Equal(2, after.GetByte(0));
-        after.Release();
+        var bytes = channel.ReadOutbound<IByteBuffer>();
+        Assert.Equal(1, bytes.ReadableBytes);
+        bytes.Release();
+        channel.Flush(); // nothing gathered: nothing written
+        Assert.Null(channel.ReadOutbound<object>());
+        Assert.False(channel.FinishAndReleaseAll());
+    }
+
+    [Fact]
+    public void AFlushWhileAWriteIsOnItsWayWaitsForItAndTakesOnlyWhatWasFlushed()
+    {
+        var transport = new HeldWrites();
+        var channel = new EmbeddedChannel(transport, new Http2WriteCoalescer());
+        Task a = channel.WriteAndFlushAsync(Unpooled.CopiedBuffer([1, 1]));
+        Assert.Single(transport.Writes);
+
+        Task b = channel.WriteAndFlushAsync(Unpooled.CopiedBuffer([2, 2, 2])); // the transport is still writing a
+        Task c = channel.WriteAsync(Unpooled.CopiedBuffer([3])); // not flushed
+        Assert.Single(transport.Writes);
+
+        transport.Complete(0);
+        Assert.False(a.IsCompleted, "completed on the event loop after the transport returned, not inside it");
+        channel.RunPendingTasks();
+        Assert.True(a.IsCompletedSuccessfully);
+        Assert.Equal(2, transport.Writes.Count);
+        Assert.Equal(3, transport.Writes[1].Buffer.ReadableBytes); // b alone: c was not flushed
+        Assert.False(b.IsCompleted);
+
+        channel.Flush(); // c's flush waits for b's write
+        Assert.Equal(2, transport.Writes.Count);
+        transport.Complete(1);
+        channel.RunPendingTasks();
+        Assert.True(b.IsCompletedSuccessfully);
+        Assert.Equal(3, transport.Writes.Count);
+        Assert.Equal(3, transport.Writes[2].Buffer.GetByte(0));
+        transport.Complete(2);
+        channel.RunPendingTasks();
+        Assert.True(c.IsCompletedSuccessfully);
+        Assert.False(channel.FinishAndReleaseAll());
+    }
+
+    [Fact]
+    public void AFailedWriteFailsThePromisesItCarried()
+    {
+        var transport = new HeldWrites();
+        var channel = new EmbeddedChannel(transport, new Http2WriteCoalescer());
+        Task a = channel.WriteAsync(Unpooled.CopiedBuffer([1]));
+        Task b = channel.WriteAndFlushAsync(Unpooled.CopiedBuffer([2]));
+        transport.Fail(0);
+        channel.RunPendingTasks();
+        Assert.True(a.IsFaulted);
+        Assert.True(b.IsFaulted);
         Assert.False(channel.FinishAndReleaseAll());
     }
 
@@ -63,5 +111,30 @@ public sealed class Http2WriteCoalescerTests : LeakCheckedTests
         Assert.Equal(0, buffer.ReferenceCount);
         await Assert.ThrowsAnyAsync<Exception>(() => write);
         Assert.False(channel.FinishAndReleaseAll());
+    }
+
+    /// <summary>A transport stand-in that keeps each write's promise until the test completes it.</summary>
+    private sealed class HeldWrites : DotNetty.Transport.Channels.ChannelHandlerAdapter
+    {
+        public List<(IByteBuffer Buffer, DotNetty.Common.Concurrency.IPromise Promise)> Writes { get; } = [];
+
+        public override void Write(DotNetty.Transport.Channels.IChannelHandlerContext context, object message, DotNetty.Common.Concurrency.IPromise promise) =>
+            Writes.Add(((IByteBuffer)message, promise));
+
+        public override void Flush(DotNetty.Transport.Channels.IChannelHandlerContext context)
+        {
+        }
+
+        public void Complete(int index)
+        {
+            Writes[index].Buffer.Release();
+            Writes[index].Promise.TryComplete();
+        }
+
+        public void Fail(int index)
+        {
+            Writes[index].Buffer.Release();
+            Writes[index].Promise.TrySetException(new IOException("the transport failed"));
+        }
     }
 }
