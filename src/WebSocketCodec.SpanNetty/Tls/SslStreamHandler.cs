@@ -149,7 +149,10 @@ public sealed class SslStreamHandler : ChannelDuplexHandler
 
         try
         {
-            _ = _ssl!.ShutdownAsync(); // the network stream completes its writes at once: the close_notify is in its output
+            // The network stream completes its writes at once: the close_notify is in its output now.
+            _ = _ssl!.ShutdownAsync().ContinueWith(
+                static done => _ = done.Exception, // a late failure only means no close_notify: observed, not rethrown
+                CancellationToken.None, TaskContinuationOptions.OnlyOnFaulted | TaskContinuationOptions.ExecuteSynchronously, TaskScheduler.Default);
         }
         catch (Exception error) when (error is IOException or InvalidOperationException or ObjectDisposedException)
         {
