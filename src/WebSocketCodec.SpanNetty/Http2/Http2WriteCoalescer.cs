@@ -16,7 +16,9 @@ namespace WebSocketCodec.SpanNetty;
 /// the socket transport now and then). Here the buffers written between two flushes are copied into one, and a flush
 /// while the previous write is still on its way waits for it: the transport holds one entry at a time, so nothing it
 /// runs inside a finished write can reach a buffer still to be sent. The promises of gathered writes complete, on the
-/// event loop after the transport finished, when the write that carried their bytes does.
+/// event loop after the transport finished, when the write that carried their bytes does; so bytes held here still count
+/// against each stream's writability (an HTTP/2 child channel releases a write's bytes when its promise completes), and
+/// what waits here is bounded as it was in the transport's outbound buffer.
 /// </summary>
 /// <remarks>Put it next to the transport: in front of the <c>Http2FrameCodec</c> in cleartext, in front of the TLS
 /// handler otherwise (<see cref="Http2WebSocketServer"/> and <see cref="Http2WebSocketClient"/> do). Messages other than
