@@ -31,7 +31,9 @@ public sealed class Http2WriteCoalescer : ChannelHandlerAdapter
     private List<IPromise>? _promises; // of the gathered writes, in order
     private int _flushedBytes; // how much of _gathered a flush asked for
     private int _flushedPromises;
+    private bool _flushWanted; // a flush came that was not passed on yet
     private bool _writing; // a write handed to the transport has not completed yet
+    private List<IPromise>? _inFlight; // the promises that write carries
 
     /// <inheritdoc />
     public override bool IsSharable => false;
@@ -70,7 +72,24 @@ public sealed class Http2WriteCoalescer : ChannelHandlerAdapter
         {
             if (!buffer.IsReadable())
             {
-                promise.TryComplete(); // never an empty write: SpanNetty's transports would loop on it
+                // Never an empty write (SpanNetty's transports would loop on it), but still a barrier: it completes with
+                // what was written before it (Http2ConnectionHandler closes behind one).
+                if (promise.IsVoid)
+                {
+                }
+                else if (_gathered is not null)
+                {
+                    (_promises ??= []).Add(promise);
+                }
+                else if (_writing)
+                {
+                    (_inFlight ??= []).Add(promise);
+                }
+                else
+                {
+                    promise.TryComplete();
+                }
+
                 return;
             }
 
@@ -92,9 +111,10 @@ public sealed class Http2WriteCoalescer : ChannelHandlerAdapter
     {
         _flushedBytes = _gathered?.WriterIndex ?? 0;
         _flushedPromises = _promises?.Count ?? 0;
+        _flushWanted = true;
         if (!_writing)
         {
-            WriteFlushed(context);
+            Pump(context);
         }
     }
 
@@ -115,16 +135,41 @@ public sealed class Http2WriteCoalescer : ChannelHandlerAdapter
     /// <inheritdoc />
     public override void HandlerRemoved(IChannelHandlerContext context) => Discard();
 
-    private void WriteFlushed(IChannelHandlerContext context)
+    /// <summary>Passes the flushes on, one write at a time; a loop rather than recursion when writes complete at once.
+    /// Only called while no write is on its way.</summary>
+    private void Pump(IChannelHandlerContext context)
     {
-        if (_flushedBytes == 0)
+        while (!_writing && _flushWanted)
         {
-            _ = context.Flush(); // other messages may wait for it
-            return;
-        }
+            _flushWanted = false;
+            if (_flushedBytes == 0)
+            {
+                _ = context.Flush(); // other messages may wait for it
+                return;
+            }
 
+            IByteBuffer output = TakeFlushed(context, out List<IPromise>? promises);
+            _writing = true;
+            _inFlight = promises;
+            Task written = context.WriteAndFlushAsync(output);
+            if (!written.IsCompleted)
+            {
+                _ = written.ContinueWith(
+                    static (done, state) => ((Http2WriteCoalescer)state!).OnWriteCompleted(done),
+                    this, CancellationToken.None, TaskContinuationOptions.ExecuteSynchronously, TaskScheduler.Default);
+                return;
+            }
+
+            // Done inside the call (the transport wrote at once, or failed): flushes made meanwhile were only recorded.
+            CompleteInFlight(written);
+        }
+    }
+
+    /// <summary>Takes what the last flush asked for out of the gathered bytes, with its promises.</summary>
+    private IByteBuffer TakeFlushed(IChannelHandlerContext context, out List<IPromise>? promises)
+    {
         IByteBuffer output = _gathered!;
-        List<IPromise>? promises = _promises;
+        promises = _promises;
         if (_flushedBytes == output.WriterIndex)
         {
             _gathered = null;
@@ -143,31 +188,37 @@ public sealed class Http2WriteCoalescer : ChannelHandlerAdapter
 
         _flushedBytes = 0;
         _flushedPromises = 0;
-        _writing = true;
-        Task written = context.WriteAndFlushAsync(output);
-        if (written.IsCompleted)
-        {
-            Written(written, promises); // failed at once (a closed channel): nothing is in the transport
-            return;
-        }
-
-        _ = written.ContinueWith(
-            static (done, state) =>
-            {
-                var (self, promises) = ((Http2WriteCoalescer, List<IPromise>?))state!;
-                // Inside the transport's completion of the write: go on after it returned.
-                self._context!.Executor.Execute(static (s, d) =>
-                {
-                    var (coalescer, list) = ((Http2WriteCoalescer, List<IPromise>?))s;
-                    coalescer.Written((Task)d, list);
-                }, (self, promises), done);
-            },
-            (this, promises), CancellationToken.None, TaskContinuationOptions.ExecuteSynchronously, TaskScheduler.Default);
+        return output;
     }
 
-    private void Written(Task written, List<IPromise>? promises)
+    /// <summary>The transport finished a write, inside its own completion: go on after it returned.</summary>
+    private void OnWriteCompleted(Task written)
     {
-        _writing = false;
+        try
+        {
+            _context!.Executor.Execute(static (self, done) => ((Http2WriteCoalescer)self).Written((Task)done), this, written);
+        }
+        catch (RejectedExecutionException)
+        {
+            CompleteInFlight(written); // the event loop is gone, and with it any further write
+        }
+    }
+
+    private void Written(Task written)
+    {
+        CompleteInFlight(written);
+        if (_flushWanted && _context is { } context)
+        {
+            Pump(context);
+        }
+    }
+
+    /// <summary>Completes the promises of the write that was on its way. Their continuations may write and flush: while
+    /// this runs the write still counts as on its way, so those flushes are only recorded.</summary>
+    private void CompleteInFlight(Task written)
+    {
+        List<IPromise>? promises = _inFlight;
+        _inFlight = null;
         foreach (IPromise promise in promises ?? [])
         {
             if (written.IsCompletedSuccessfully)
@@ -180,10 +231,7 @@ public sealed class Http2WriteCoalescer : ChannelHandlerAdapter
             }
         }
 
-        if (_flushedBytes > 0 && _context is { } context)
-        {
-            WriteFlushed(context);
-        }
+        _writing = false;
     }
 
     private void Discard()
@@ -192,6 +240,7 @@ public sealed class Http2WriteCoalescer : ChannelHandlerAdapter
         _gathered = null;
         _flushedBytes = 0;
         _flushedPromises = 0;
+        _flushWanted = false;
         List<IPromise>? promises = _promises;
         _promises = null;
         foreach (IPromise promise in promises ?? [])

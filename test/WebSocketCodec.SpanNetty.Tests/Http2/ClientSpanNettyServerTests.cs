@@ -148,7 +148,8 @@ public sealed class ClientSpanNettyServerTests : LeakCheckedTests
         WebSocketCloseInfo closed = await websocket.WebSocket.Completion.WaitAsync(TimeSpan.FromSeconds(20));
         Assert.Equal(CloseStatus.GoingAway, closed.ReceivedStatus);
 
-        await Assert.ThrowsAsync<WebSocketHandshakeException>(() => OpenAsync(client, "/ws"));
+        var refused = await Assert.ThrowsAsync<WebSocketHandshakeException>(() => OpenAsync(client, "/ws"));
+        Assert.Contains("takes no new websocket: the server sent GOAWAY", refused.Message, StringComparison.Ordinal);
         await shutdown.WaitAsync(TimeSpan.FromSeconds(20));
         Assert.Single(server.Connections); // the refusal opened no stream, nor a connection
     }

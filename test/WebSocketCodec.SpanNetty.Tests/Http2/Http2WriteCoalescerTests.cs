@@ -39,10 +39,10 @@ public sealed class Http2WriteCoalescerTests : LeakCheckedTests
     public void AnotherMessagePassesAtOnceAndAnEmptyBufferIsNeverWritten()
     {
         var channel = new EmbeddedChannel(new Http2WriteCoalescer());
+        Task empty = channel.WriteAsync(Unpooled.Empty);
+        Assert.True(empty.IsCompletedSuccessfully); // nothing written before it
         _ = channel.WriteAsync(Unpooled.CopiedBuffer([1]));
         _ = channel.WriteAsync("not a buffer");
-        Task empty = channel.WriteAsync(Unpooled.Empty);
-        Assert.True(empty.IsCompletedSuccessfully);
         channel.Flush();
         Assert.Equal("not a buffer", channel.ReadOutbound<string>());
         var bytes = channel.ReadOutbound<IByteBuffer>();
@@ -83,6 +83,76 @@ public sealed class Http2WriteCoalescerTests : LeakCheckedTests
         transport.Complete(2);
         channel.RunPendingTasks();
         Assert.True(c.IsCompletedSuccessfully);
+        Assert.False(channel.FinishAndReleaseAll());
+    }
+
+    [Fact]
+    public void WritesMadeWhileAFinishedWritesPromisesCompleteWaitAndLeaveTogether()
+    {
+        var transport = new HeldWrites();
+        var channel = new EmbeddedChannel(transport, new Http2WriteCoalescer());
+        Task first = channel.WriteAsync(Unpooled.CopiedBuffer([1]));
+        Task second = channel.WriteAndFlushAsync(Unpooled.CopiedBuffer([2]));
+        // Their continuations write and flush at once, as a stream's handler does when its write completes.
+        _ = first.ContinueWith(_ => channel.WriteAndFlushAsync(Unpooled.CopiedBuffer([3])), TaskContinuationOptions.ExecuteSynchronously);
+        _ = second.ContinueWith(_ => channel.WriteAndFlushAsync(Unpooled.CopiedBuffer([4])), TaskContinuationOptions.ExecuteSynchronously);
+        Assert.Single(transport.Writes);
+
+        transport.Complete(0);
+        channel.RunPendingTasks();
+        Assert.True(second.IsCompletedSuccessfully);
+        Assert.Equal(2, transport.Writes.Count); // one write for both, never a second one on its way
+        Assert.Equal(2, transport.Writes[1].Buffer.ReadableBytes);
+        Assert.Equal(3, transport.Writes[1].Buffer.GetByte(0));
+        Assert.Equal(4, transport.Writes[1].Buffer.GetByte(1));
+        transport.Complete(1);
+        channel.RunPendingTasks();
+        Assert.Equal(2, transport.Writes.Count);
+        Assert.False(channel.FinishAndReleaseAll());
+    }
+
+    [Fact]
+    public void AnEmptyWriteCompletesWithWhatWasWrittenBeforeIt()
+    {
+        var transport = new HeldWrites();
+        var channel = new EmbeddedChannel(transport, new Http2WriteCoalescer());
+        Task data = channel.WriteAndFlushAsync(Unpooled.CopiedBuffer([1]));
+        Task barrier = channel.WriteAsync(Unpooled.Empty); // as Http2ConnectionHandler waits before it closes
+        channel.Flush();
+        Assert.False(barrier.IsCompleted);
+        transport.Complete(0);
+        channel.RunPendingTasks();
+        Assert.True(data.IsCompletedSuccessfully);
+        Assert.True(barrier.IsCompletedSuccessfully);
+        Assert.Single(transport.Writes); // nothing empty reached the transport
+
+        Task gathered = channel.WriteAsync(Unpooled.CopiedBuffer([2]));
+        Task second = channel.WriteAsync(Unpooled.Empty);
+        channel.Flush();
+        Assert.False(second.IsCompleted);
+        transport.Complete(1);
+        channel.RunPendingTasks();
+        Assert.True(gathered.IsCompletedSuccessfully);
+        Assert.True(second.IsCompletedSuccessfully);
+        Assert.False(channel.FinishAndReleaseAll());
+    }
+
+    [Fact]
+    public async Task ClosingWhileAWriteIsOnItsWayFailsTheHeldWritesAndLeavesThatOneToTheTransport()
+    {
+        var transport = new HeldWrites();
+        var channel = new EmbeddedChannel(transport, new Http2WriteCoalescer());
+        Task onItsWay = channel.WriteAndFlushAsync(Unpooled.CopiedBuffer([1]));
+        IByteBuffer held = PooledByteBufferAllocator.Default.Buffer(8);
+        held.WriteLong(7);
+        Task waiting = channel.WriteAndFlushAsync(held);
+        await channel.CloseAsync();
+        Assert.Equal(0, held.ReferenceCount); // copied when written, and what was gathered was released
+        await Assert.ThrowsAnyAsync<Exception>(() => waiting);
+        Assert.False(onItsWay.IsCompleted);
+        transport.Complete(0);
+        channel.RunPendingTasks();
+        Assert.True(onItsWay.IsCompletedSuccessfully);
         Assert.False(channel.FinishAndReleaseAll());
     }
 
