@@ -34,11 +34,13 @@ public sealed class PingPongSmokeTests(ITestOutputHelper output)
     [Fact]
     public async Task OurTransportsRefusalsAreCountedAboveATinyHighWaterMark()
     {
-        // 300 bytes of outbound buffer: with 50 in flight, writes are refused; Akka buffers and retries, the run completes.
+        // One byte of outbound buffer: every write made before the previous one was flushed is refused (with 300 bytes a
+        // fast flush thread could take each write away before the next, and no write was refused); Akka buffers and
+        // retries, the run completes.
         var options = new PingPongOptions
         {
             Variants = [PingPongVariants.WebSocket], Clients = [1], RoundTrips = 2_000, Repeat = 1, WarmUpRoundTrips = 0, RunTimeout = TimeSpan.FromSeconds(30),
-            ExtraConfig = "akka.remote.websocket { outbound-high-water-mark = 300b, outbound-low-water-mark = 100b }",
+            ExtraConfig = "akka.remote.websocket { outbound-high-water-mark = 1b, outbound-low-water-mark = 1b }",
         };
 
         PingPongMeasurement result = Assert.Single(await PingPongRunner.RunAsync(options, output.WriteLine, RawHttp.Timeout(90)));
