@@ -13,7 +13,6 @@ using Microsoft.Extensions.DependencyInjection;
 using Microsoft.Extensions.Logging;
 using WebSocketCodec.AspNetCore;
 using WebSocketCodec.Pipelines;
-using System.Security.Cryptography;
 using System.Security.Cryptography.X509Certificates;
 using WebSocketCodec.SpanNetty.Tests.Infrastructure;
 
@@ -30,7 +29,7 @@ internal static class ClientHarness
     };
 
     /// <summary>A self-signed certificate for localhost and 127.0.0.1, made once.</summary>
-    public static X509Certificate2 Certificate { get; } = CreateCertificate();
+    public static X509Certificate2 Certificate { get; } = OnePortServer.CreateCertificate();
 
     public static Task<Http2WebSocketClient> ConnectAsync(Uri server, Http2WebSocketClientOptions? options = null) =>
         Http2WebSocketClient.ConnectAsync(CallbacksServer.Loops, server, options ?? Options);
@@ -81,18 +80,6 @@ internal static class ClientHarness
     public static Uri KestrelUrl(WebApplication app) =>
         new(app.Services.GetRequiredService<IServer>().Features.Get<IServerAddressesFeature>()!.Addresses.First()
             .Replace("https://", "wss://", StringComparison.Ordinal).Replace("http://", "ws://", StringComparison.Ordinal));
-
-    private static X509Certificate2 CreateCertificate()
-    {
-        using var key = RSA.Create(2048);
-        var request = new CertificateRequest("CN=localhost", key, HashAlgorithmName.SHA256, RSASignaturePadding.Pkcs1);
-        var names = new SubjectAlternativeNameBuilder();
-        names.AddDnsName("localhost");
-        names.AddIpAddress(IPAddress.Loopback);
-        request.CertificateExtensions.Add(names.Build());
-        using X509Certificate2 certificate = request.CreateSelfSigned(DateTimeOffset.UtcNow.AddMinutes(-5), DateTimeOffset.UtcNow.AddDays(1));
-        return X509CertificateLoader.LoadPkcs12(certificate.Export(X509ContentType.Pkcs12), null);
-    }
 
     public static byte[] Payload(int size)
     {
