@@ -1,3 +1,4 @@
+using DotNetty.Common.Concurrency;
 using DotNetty.Transport.Channels;
 
 namespace WebSocketCodec.SpanNetty;
@@ -28,5 +29,19 @@ internal static class ChannelActions
         _ = lastWrite.ContinueWith(
             static (_, state) => ((IChannelHandlerContext)state!).CloseAsync(), context,
             CancellationToken.None, TaskContinuationOptions.ExecuteSynchronously, TaskScheduler.Default);
+    }
+
+    /// <summary>Settles <paramref name="promise"/> as the finished <paramref name="write"/> ended: completed, or failed
+    /// with its error (a cancelled write fails it with <see cref="ClosedChannelException"/>).</summary>
+    public static void SettleLike(IPromise promise, Task write)
+    {
+        if (write.IsCompletedSuccessfully)
+        {
+            _ = promise.TryComplete();
+        }
+        else
+        {
+            _ = promise.TrySetException(write.Exception?.InnerException ?? new ClosedChannelException("The write was cancelled.", null!));
+        }
     }
 }

@@ -221,14 +221,7 @@ public sealed class Http2WriteCoalescer : ChannelHandlerAdapter
         _inFlight = null;
         foreach (IPromise promise in promises ?? [])
         {
-            if (written.IsCompletedSuccessfully)
-            {
-                _ = promise.TryComplete();
-            }
-            else
-            {
-                _ = promise.TrySetException(written.Exception?.InnerException ?? new ClosedChannelException("The write was cancelled.", null!));
-            }
+            ChannelActions.SettleLike(promise, written);
         }
 
         _writing = false;

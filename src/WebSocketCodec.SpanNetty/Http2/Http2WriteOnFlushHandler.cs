@@ -62,18 +62,7 @@ internal sealed class Http2WriteOnFlushHandler : ChannelHandlerAdapter
         }
 
         _ = written.ContinueWith(
-            static (done, state) =>
-            {
-                var p = (IPromise)state!;
-                if (done.IsCompletedSuccessfully)
-                {
-                    p.TryComplete();
-                }
-                else
-                {
-                    p.TrySetException(done.Exception?.InnerException ?? new OperationCanceledException());
-                }
-            },
+            static (done, state) => ChannelActions.SettleLike((IPromise)state!, done),
             promise, CancellationToken.None, TaskContinuationOptions.ExecuteSynchronously, TaskScheduler.Default);
     }
 }
