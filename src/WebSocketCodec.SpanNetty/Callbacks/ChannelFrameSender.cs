@@ -137,11 +137,13 @@ public sealed partial class ChannelFrameSender : IWebSocketGroupMember
     }
 
     /// <summary>A pooled buffer for <see cref="SendPrefixed"/>: <see cref="PrefixRoom"/> bytes left free in front, its
-    /// reader and writer index after them; write the payload, then send it.</summary>
+    /// reader and writer index after them; write the payload, then send it. Any thread may call it: off SpanNetty's
+    /// event loops the buffer comes from SpanNetty's array-pool allocator, as SpanNetty's pooled allocator is not safe
+    /// on other threads.</summary>
     public IByteBuffer AllocatePrefixed(int payloadCapacity)
     {
         ArgumentOutOfRangeException.ThrowIfNegative(payloadCapacity);
-        IByteBuffer buffer = Allocator.Buffer(PrefixRoom + payloadCapacity);
+        IByteBuffer buffer = ThreadSafeAllocation.For(Allocator).Buffer(PrefixRoom + payloadCapacity);
         buffer.SetIndex(PrefixRoom, PrefixRoom);
         return buffer;
     }

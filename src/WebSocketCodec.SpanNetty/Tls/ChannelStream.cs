@@ -165,7 +165,7 @@ internal sealed class ChannelStream(IChannelHandlerContext context) : Stream, IV
 
         // Off the loop (the handshake may go on on a thread-pool thread): copied now, written and flushed on the loop in
         // order.
-        IByteBuffer copy = context.Allocator.Buffer(buffer.Length);
+        IByteBuffer copy = ThreadSafeAllocation.For(context.Allocator).Buffer(buffer.Length);
         copy.WriteBytes(buffer.Span);
         context.Executor.Execute(static (self, bytes) => ((ChannelStream)self).WriteOnLoop((IByteBuffer)bytes), this, copy);
         return default;
@@ -178,7 +178,7 @@ internal sealed class ChannelStream(IChannelHandlerContext context) : Stream, IV
             return;
         }
 
-        _output ??= context.Allocator.Buffer(Math.Max(InitialOutputSize, bytes.Length));
+        _output ??= ThreadSafeAllocation.For(context.Allocator).Buffer(Math.Max(InitialOutputSize, bytes.Length));
         _output.WriteBytes(bytes);
     }
 

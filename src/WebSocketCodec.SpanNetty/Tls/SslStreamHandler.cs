@@ -255,7 +255,7 @@ public sealed class SslStreamHandler : ChannelDuplexHandler
         {
             while (!_closed)
             {
-                IByteBuffer plain = context.Allocator.Buffer(RecordBufferSize);
+                IByteBuffer plain = ThreadSafeAllocation.For(context.Allocator).Buffer(RecordBufferSize); // the loop may go on off the event loop
                 int read;
                 try
                 {
