@@ -48,15 +48,10 @@ public static class SpanNettyBenchmarkEntry
     /// <summary>Every benchmark once in process: 0 when all ran and their set-up checks passed.</summary>
     public static int Validate(TextWriter output)
     {
-        // No per-thread caches in SpanNetty's pooled allocator (read once, by its static constructor: effective when
-        // nothing has allocated yet, and set so by the SpanNetty tests): the benchmarks allocate on BenchmarkDotNet's
-        // thread, not one of SpanNetty's, whose cache SpanNetty's ThreadDeathWatcher frees while it is in use, which
-        // made a validation spin forever in the cache's queue now and then.
-        foreach (string cache in new[] { "tinyCacheSize", "smallCacheSize", "normalCacheSize" })
-        {
-            Environment.SetEnvironmentVariable("io.netty.allocator." + cache, "0");
-        }
-
+        // The benchmarks allocate on BenchmarkDotNet's thread, not one of SpanNetty's, whose cache SpanNetty's
+        // ThreadDeathWatcher frees while it is in use, which made a validation spin forever in the cache's queue now
+        // and then.
+        TurnOffPerThreadCaches();
         int failures = 0;
         foreach (var summary in BenchmarkRunner.Run(Benchmarks, BenchmarkConfigs.Validate()))
         {
@@ -66,6 +61,17 @@ public static class SpanNettyBenchmarkEntry
 
         output.WriteLine(failures == 0 ? "benchmark validation passed" : $"benchmark validation: {failures} failures");
         return failures == 0 ? 0 : 1;
+    }
+
+    /// <summary>No per-thread caches in SpanNetty's pooled allocator, for a process that allocates on threads that are
+    /// not SpanNetty's (see the README's SpanNetty section). Read once, by the allocator's static constructor: effective
+    /// only before anything allocated from it.</summary>
+    public static void TurnOffPerThreadCaches()
+    {
+        foreach (string cache in new[] { "tinyCacheSize", "smallCacheSize", "normalCacheSize" })
+        {
+            Environment.SetEnvironmentVariable("io.netty.allocator." + cache, "0");
+        }
     }
 
     private static string FindRepositoryRoot()

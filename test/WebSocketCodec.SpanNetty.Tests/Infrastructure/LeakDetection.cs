@@ -3,6 +3,7 @@ using System.Runtime.CompilerServices;
 using DotNetty.Common;
 using DotNetty.Common.Internal.Logging;
 using Microsoft.Extensions.Logging;
+using WebSocketCodec.SpanNetty.Benchmarks;
 
 [assembly: CollectionBehavior(DisableTestParallelization = true)]
 
@@ -21,14 +22,10 @@ internal static class LeakDetection
     [ModuleInitializer]
     internal static void Initialize()
     {
-        // No per-thread caches in SpanNetty's pooled allocator: tests (EmbeddedChannel, the benchmarks' validation) allocate
-        // on threads that are not SpanNetty's, whose caches SpanNetty's ThreadDeathWatcher frees while they are in use
-        // (see ThreadSafeAllocation); a test thread could spin forever in such a cache. Read once, by the allocator's
-        // static constructor.
-        foreach (string cache in new[] { "tinyCacheSize", "smallCacheSize", "normalCacheSize" })
-        {
-            Environment.SetEnvironmentVariable("io.netty.allocator." + cache, "0");
-        }
+        // Tests (EmbeddedChannel, the benchmarks' validation) allocate on threads that are not SpanNetty's, whose caches
+        // SpanNetty's ThreadDeathWatcher frees while they are in use (see ThreadSafeAllocation); a test thread could
+        // spin forever in such a cache.
+        SpanNettyBenchmarkEntry.TurnOffPerThreadCaches();
 
         InternalLoggerFactory.DefaultFactory = LoggerFactory.Create(builder => builder
             .SetMinimumLevel(LogLevel.Error)
