@@ -100,6 +100,10 @@ public sealed class Http2WriteCoalescer : ChannelHandlerAdapter
                 (_promises ??= []).Add(promise);
             }
         }
+        catch (Exception error)
+        {
+            _ = promise.TrySetException(error); // could not be gathered (no memory): this write fails, the others go on
+        }
         finally
         {
             _ = buffer.Release();
@@ -201,6 +205,7 @@ public sealed class Http2WriteCoalescer : ChannelHandlerAdapter
         catch (RejectedExecutionException)
         {
             CompleteInFlight(written); // the event loop is gone, and with it any further write
+            Discard();
         }
     }
 
@@ -217,11 +222,14 @@ public sealed class Http2WriteCoalescer : ChannelHandlerAdapter
     /// this runs the write still counts as on its way, so those flushes are only recorded.</summary>
     private void CompleteInFlight(Task written)
     {
-        List<IPromise>? promises = _inFlight;
-        _inFlight = null;
-        foreach (IPromise promise in promises ?? [])
+        // An empty write made by a continuation joins the write on its way, so it is settled here too.
+        while (_inFlight is { } promises)
         {
-            ChannelActions.SettleLike(promise, written);
+            _inFlight = null;
+            foreach (IPromise promise in promises)
+            {
+                ChannelActions.SettleLike(promise, written);
+            }
         }
 
         _writing = false;

@@ -1,5 +1,6 @@
 using System.Threading.Tasks.Sources;
 using DotNetty.Buffers;
+using DotNetty.Common.Concurrency;
 using DotNetty.Transport.Channels;
 
 namespace WebSocketCodec.SpanNetty;
@@ -167,7 +168,16 @@ internal sealed class ChannelStream(IChannelHandlerContext context) : Stream, IV
         // order.
         IByteBuffer copy = ThreadSafeAllocation.For(context.Allocator).Buffer(buffer.Length);
         copy.WriteBytes(buffer.Span);
-        context.Executor.Execute(static (self, bytes) => ((ChannelStream)self).WriteOnLoop((IByteBuffer)bytes), this, copy);
+        try
+        {
+            context.Executor.Execute(static (self, bytes) => ((ChannelStream)self).WriteOnLoop((IByteBuffer)bytes), this, copy);
+        }
+        catch (RejectedExecutionException)
+        {
+            copy.Release(); // the event loop is gone: the SslStream's write fails
+            throw;
+        }
+
         return default;
     }
 

@@ -138,6 +138,23 @@ public sealed class Http2WriteCoalescerTests : LeakCheckedTests
     }
 
     [Fact]
+    public void AnEmptyWriteMadeWhileAFinishedWritesPromisesCompleteCompletesWithIt()
+    {
+        var transport = new HeldWrites();
+        var channel = new EmbeddedChannel(transport, new Http2WriteCoalescer());
+        Task data = channel.WriteAndFlushAsync(Unpooled.CopiedBuffer([1]));
+        Task? barrier = null;
+        _ = data.ContinueWith(_ => barrier = channel.WriteAsync(Unpooled.Empty), TaskContinuationOptions.ExecuteSynchronously);
+        transport.Complete(0);
+        channel.RunPendingTasks();
+        Assert.True(data.IsCompletedSuccessfully);
+        Assert.NotNull(barrier);
+        Assert.True(barrier.IsCompletedSuccessfully); // nothing was written after it: it completes with the write before it
+        Assert.Single(transport.Writes);
+        Assert.False(channel.FinishAndReleaseAll());
+    }
+
+    [Fact]
     public async Task ClosingWhileAWriteIsOnItsWayFailsTheHeldWritesAndLeavesThatOneToTheTransport()
     {
         var transport = new HeldWrites();
