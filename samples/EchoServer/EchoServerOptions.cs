@@ -22,8 +22,8 @@ public sealed record EchoServerOptions
     /// takes as long again; zero for off; null for the library's default (a Ping after 30 s, 15 s for the Pong).</summary>
     public TimeSpan? KeepAlive { get; init; }
 
-    /// <summary>The most websockets open at once (503 beyond); the library's default is 10,000.</summary>
-    public int MaxWebSockets { get; init; } = new WebSocketAcceptOptions().MaxConcurrentWebSockets;
+    /// <summary>The most websockets open at once (503 beyond); null for the library's default (no cap).</summary>
+    public int? MaxWebSockets { get; init; }
 
     /// <summary>Accept permessage-deflate (RFC 7692) on <c>/echo</c> when the client offers it: context takeover both
     /// ways, level Fastest, messages from 32 bytes up compressed (the builtin codec: ASP.NET Core's
@@ -52,7 +52,11 @@ public sealed record EchoServerOptions
     {
         ArgumentNullException.ThrowIfNull(accept);
         accept.Session = Session;
-        accept.MaxConcurrentWebSockets = MaxWebSockets;
+        if (MaxWebSockets is { } most)
+        {
+            accept.MaxConcurrentWebSockets = most;
+        }
+
         accept.Deflate = Deflate ? new PerMessageDeflateOptions() : null;
     }
 }

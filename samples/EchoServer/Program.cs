@@ -9,10 +9,10 @@ var tls = new Option<bool>("--tls") { Description = "Serve wss:// and https:// w
 var codec = new Option<string>("--codec") { DefaultValueFactory = _ => "ours", Description = "ours (WebSocketCodec) or builtin (ASP.NET Core's WebSockets)." };
 codec.AcceptOnlyFromAmong("ours", "builtin");
 var keepAlive = Seconds("--keepalive", "Seconds of quiet before a keep-alive Ping; the Pong timeout is the same (0: off; default: a Ping after 30 s, 15 s for the Pong).");
-var maxWebSockets = new Option<int>("--max-websockets") { DefaultValueFactory = _ => 10_000, Description = "The most websockets open at once; a handshake beyond gets 503 (ours only)." };
+var maxWebSockets = new Option<int?>("--max-websockets") { Description = "The most websockets open at once; a handshake beyond gets 503 (ours only; default: no cap)." };
 maxWebSockets.Validators.Add(result =>
 {
-    if (result.GetValueOrDefault<int>() < 1)
+    if (result.GetValueOrDefault<int?>() is < 1)
     {
         result.AddError("--max-websockets takes a number from 1 up.");
     }

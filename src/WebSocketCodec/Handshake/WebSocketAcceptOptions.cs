@@ -51,9 +51,12 @@ public sealed class WebSocketAcceptOptions
     /// <summary>The most websockets open at once on one Kestrel endpoint (one <c>MapWebSocket</c>, one
     /// <c>UseWebSockets</c> listener); a handshake beyond gets 503 and is not upgraded. (The SpanNetty handlers
     /// are created per connection: there the application's channel initializer keeps the count.)
-    /// 10,000 by default; raise it for bigger servers (the README's scale tool section gives the memory an idle
-    /// websocket holds).</summary>
-    public int MaxConcurrentWebSockets { get; set; } = 10_000;
+    /// <see cref="Unlimited"/> by default, as Kestrel's own connection limits: a cap is for a server that must keep
+    /// memory for other work (the README's scale tool section gives the memory an idle websocket holds).</summary>
+    public int MaxConcurrentWebSockets { get; set; } = Unlimited;
+
+    /// <summary>The value of <see cref="MaxConcurrentWebSockets"/> that sets no cap (the default).</summary>
+    public const int Unlimited = int.MaxValue;
 
     /// <summary>A copy whose later changes do not reach this instance (the collections are shared: they are read only).</summary>
     /// <returns>The copy.</returns>

@@ -45,7 +45,8 @@ public sealed class EchoServerTimersTests
         Assert.Equal(WebSocketSessionOptions.Default, defaults.Session with { TimeProvider = null });
         Assert.Equal(TimeSpan.FromSeconds(30), defaults.Session.KeepAliveInterval);
         Assert.Equal(TimeSpan.FromSeconds(15), defaults.Session.KeepAliveTimeout);
-        Assert.Equal(10_000, Accepted(defaults).MaxConcurrentWebSockets);
+        Assert.Equal(WebSocketAcceptOptions.Unlimited, Accepted(defaults).MaxConcurrentWebSockets);
+        Assert.Equal(new WebSocketAcceptOptions().MaxConcurrentWebSockets, Accepted(defaults).MaxConcurrentWebSockets);
 
         var off = new EchoServerOptions { KeepAlive = TimeSpan.Zero, MaxWebSockets = 19_000 };
         Assert.Equal(TimeSpan.Zero, off.Session.KeepAliveInterval);
