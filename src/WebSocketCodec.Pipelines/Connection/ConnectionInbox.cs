@@ -20,6 +20,10 @@ internal sealed class ConnectionInbox(WebSocketConnection connection, WebSocketO
 
     protected override long HighWaterMark => connection.Options.OutboundHighWaterMark;
 
+    protected override long HardLimit => connection.Options.OutboundHardLimit;
+
+    protected override long OutputBytes => output.UnflushedRelaxed;
+
     protected override bool TryAppendNow(BroadcastFrame frame)
     {
         if (connection.IsOnReadLoop)
@@ -81,7 +85,7 @@ internal sealed class ConnectionInbox(WebSocketConnection connection, WebSocketO
     {
         if (!QueueIsEmpty)
         {
-            RunQueued();
+            RunQueued(all: true);
         }
     }
 

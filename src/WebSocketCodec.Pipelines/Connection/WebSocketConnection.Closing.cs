@@ -46,13 +46,9 @@ public sealed partial class WebSocketConnection
     {
         _armedForClose = _session.State == WebSocketSessionState.CloseSent;
         TimeSpan due = _session.NextTimerDue;
-        long since = Volatile.Read(ref _unwritableSince);
-        TimeSpan slow = _session.Options.SlowConsumerTimeout;
-        if (since != 0 && slow > TimeSpan.Zero && _session.State == WebSocketSessionState.Open)
+        if (_session.State == WebSocketSessionState.Open)
         {
-            TimeSpan left = slow - _time.GetElapsedTime(since);
-            left = left < TimeSpan.Zero ? TimeSpan.Zero : left;
-            due = due == System.Threading.Timeout.InfiniteTimeSpan || left < due ? left : due;
+            due = SlowConsumerWatch.Earlier(due, _slowWatch.NextDue(_time, _session.Options.SlowConsumerTimeout));
         }
 
         if (due == System.Threading.Timeout.InfiniteTimeSpan)

@@ -150,12 +150,11 @@ public sealed partial class WebSocketConnection
         lock (_output.Sync)
         {
             timer = _session.State == WebSocketSessionState.Closed ? SessionTimerResult.None : _session.OnTimer();
-            long since = Volatile.Read(ref _unwritableSince);
-            TimeSpan slow = _session.Options.SlowConsumerTimeout;
-            if (timer == SessionTimerResult.None && since != 0 && slow > TimeSpan.Zero && !_output.IsWritable
-                && _session.State == WebSocketSessionState.Open && _time.GetElapsedTime(since) >= slow)
+            if (timer == SessionTimerResult.None && _session.State == WebSocketSessionState.Open && !_output.IsWritable
+                && _slowWatch.Check(_time, _session.Options.SlowConsumerTimeout, _output.Flushed, out _))
             {
-                // The peer stayed above the high water mark too long: 1008, then the close timeout bounds the rest.
+                // The peer took none of our output for the slow-consumer timeout: 1008, then the close timeout bounds
+                // the rest.
                 StartSlowConsumerCloseLocked();
             }
             else

@@ -39,7 +39,7 @@ public sealed partial class WebSocketConnection : IDisposable, IAsyncDisposable,
     private readonly LoopSignal _wake = new();
     private int _reportedWritable = 1;
     private int _loopWaiting;
-    private long _unwritableSince;
+    private SlowConsumerWatch _slowWatch;
     private bool _slowConsumer;
     private Task? _endingOutput;
     private IWebSocketFrameListener? _listener;
@@ -339,11 +339,11 @@ public sealed partial class WebSocketConnection : IDisposable, IAsyncDisposable,
 
         if (!writable)
         {
-            Interlocked.CompareExchange(ref _unwritableSince, Math.Max(1, _time.GetTimestamp()), 0);
+            _slowWatch.Waiting(_time.GetTimestamp(), _output.Flushed);
         }
         else
         {
-            Volatile.Write(ref _unwritableSince, 0);
+            _slowWatch.Writable();
         }
 
         if (_session.Options.SlowConsumerTimeout > TimeSpan.Zero && !writable)
@@ -366,6 +366,8 @@ public sealed partial class WebSocketConnection : IDisposable, IAsyncDisposable,
         {
             _wake.Set();
         }
+
+        Volatile.Read(ref _inbox)?.OutputDrained(); // group messages that waited for the output go next
     }
 
     [MethodImpl(MethodImplOptions.AggressiveInlining)]

@@ -75,6 +75,13 @@ internal sealed class WebSocketOutput : IBufferWriter<byte>
         }
     }
 
+    /// <summary><see cref="Unflushed"/> read without the lock: exact for the thread that holds <see cref="Sync"/>, an
+    /// estimate for others.</summary>
+    public long UnflushedRelaxed => UnflushedLocked;
+
+    /// <summary>Bytes the transport has taken so far (grows with every flush that completes): the peer's progress.</summary>
+    public long Flushed => Volatile.Read(ref _flushed);
+
     private CoalescingWriter Side
     {
         get

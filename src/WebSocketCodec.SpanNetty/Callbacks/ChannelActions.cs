@@ -44,4 +44,14 @@ internal static class ChannelActions
             _ = promise.TrySetException(write.Exception?.InnerException ?? new ClosedChannelException("The write was cancelled.", null!));
         }
     }
+
+    /// <summary>Bytes written to the channel and not yet taken by its transport, from its water marks (works on any
+    /// channel, an HTTP/2 stream's included; off the event loop an estimate).</summary>
+    public static long PendingBytes(IChannel channel)
+    {
+        IChannelConfiguration configuration = channel.Configuration;
+        return channel.IsWritable
+            ? Math.Max(0, configuration.WriteBufferHighWaterMark - channel.BytesBeforeUnwritable)
+            : configuration.WriteBufferLowWaterMark + channel.BytesBeforeWritable;
+    }
 }

@@ -52,6 +52,9 @@ public sealed partial class ChannelFrameSender : IWebSocketGroupMember
     /// <summary>Whether a fragmented message was started and its final fragment not sent yet (event loop).</summary>
     internal bool InMessage => _order.InMessage;
 
+    /// <summary>The broadcast inbox if the websocket ever joined a group.</summary>
+    internal ChannelInbox? InboxIfAny => Volatile.Read(ref _inbox);
+
     BroadcastInbox IWebSocketGroupMember.BroadcastInbox =>
         Volatile.Read(ref _inbox) ?? Interlocked.CompareExchange(ref _inbox, new ChannelInbox(_handler, _output, this), null) ?? _inbox;
 

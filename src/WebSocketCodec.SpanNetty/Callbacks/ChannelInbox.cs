@@ -18,6 +18,11 @@ internal sealed class ChannelInbox(WebSocketChannelHandler handler, ChannelOutpu
 
     protected override long HighWaterMark => handler.HighWaterMark;
 
+    protected override long HardLimit => handler.HardLimit;
+
+    // Our buffer not yet written to the channel (an estimate off the event loop) and the channel's pending bytes.
+    protected override long OutputBytes => output.Pending + ChannelActions.PendingBytes(handler.Context.Channel);
+
     protected override bool TryAppendNow(BroadcastFrame frame)
     {
         if (!handler.InEventLoop || !QueueIsEmpty)
@@ -53,5 +58,9 @@ internal sealed class ChannelInbox(WebSocketChannelHandler handler, ChannelOutpu
     {
         RunQueued();
         output.Flush();
+        if (handler.Context.Channel.IsWritable)
+        {
+            OutputDrained(); // the transport took the bytes at once: the next frames go in another task
+        }
     }
 }

@@ -3,6 +3,7 @@ using System.Buffers.Binary;
 using System.Runtime.InteropServices;
 using DotNetty.Buffers;
 using DotNetty.Common.Concurrency;
+using DotNetty.Transport.Channels;
 
 namespace WebSocketCodec.SpanNetty;
 
@@ -14,7 +15,7 @@ public sealed partial class WebSocketChannelHandler
     private bool _finished;
     private bool _closeTimedOut;
     private bool _slowConsumer;
-    private long _unwritableSince;
+    private SlowConsumerWatch _slowWatch;
     private Exception? _error;
 
     /// <summary>Our side starts the close handshake: a Close, then the peer's answer within the close timeout.</summary>
@@ -56,12 +57,9 @@ public sealed partial class WebSocketChannelHandler
         }
 
         TimeSpan due = _session.NextTimerDue;
-        TimeSpan slow = _session.Options.SlowConsumerTimeout;
-        if (_unwritableSince != 0 && slow > TimeSpan.Zero && _session.State == WebSocketSessionState.Open)
+        if (_session.State == WebSocketSessionState.Open)
         {
-            TimeSpan left = slow - _time.GetElapsedTime(_unwritableSince);
-            left = left < TimeSpan.Zero ? TimeSpan.Zero : left;
-            due = due == Timeout.InfiniteTimeSpan || left < due ? left : due;
+            due = SlowConsumerWatch.Earlier(due, _slowWatch.NextDue(_time, _session.Options.SlowConsumerTimeout));
         }
 
         if (due != Timeout.InfiniteTimeSpan)
@@ -79,11 +77,11 @@ public sealed partial class WebSocketChannelHandler
         }
 
         SessionTimerResult result = _session.OnTimer();
-        TimeSpan slow = _session.Options.SlowConsumerTimeout;
-        if (result == SessionTimerResult.None && _unwritableSince != 0 && slow > TimeSpan.Zero
-            && _session.State == WebSocketSessionState.Open && _time.GetElapsedTime(_unwritableSince) >= slow)
+        if (result == SessionTimerResult.None && _session.State == WebSocketSessionState.Open && !Context.Channel.IsWritable
+            && _slowWatch.Check(_time, _session.Options.SlowConsumerTimeout, Progress(Context.Channel), out _))
         {
-            // The peer stayed above the high water mark too long: 1008, then the close timeout bounds the rest.
+            // The peer took none of our output for the slow-consumer timeout: 1008, then the close timeout bounds the
+            // rest.
             StartSlowConsumerClose(flush: false);
         }
 
@@ -189,4 +187,7 @@ public sealed partial class WebSocketChannelHandler
             _completion.TrySetResult(info);
         }
     }
+
+    /// <summary>The slow-consumer watch's progress figure: grows as the transport takes the channel's bytes.</summary>
+    private static long Progress(IChannel channel) => -ChannelActions.PendingBytes(channel);
 }

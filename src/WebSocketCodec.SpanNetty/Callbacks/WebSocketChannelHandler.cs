@@ -77,6 +77,8 @@ public sealed partial class WebSocketChannelHandler : ChannelHandlerAdapter
 
     internal long HighWaterMark => _session.Options.OutboundHighWaterMark;
 
+    internal long HardLimit => _session.Options.OutboundHardLimit;
+
     internal bool CanSend => _session.State == WebSocketSessionState.Open && !_closing && _context is { Channel.IsActive: true };
 
     /// <inheritdoc />
@@ -162,10 +164,18 @@ public sealed partial class WebSocketChannelHandler : ChannelHandlerAdapter
         bool writable = context.Channel.IsWritable;
         UpdateReading(context, writable);
 
-        _unwritableSince = writable ? 0 : Math.Max(1, _time.GetTimestamp());
-        if (!writable && _session.Options.SlowConsumerTimeout > TimeSpan.Zero && !_finished)
+        if (writable)
         {
-            ArmTimer();
+            _slowWatch.Writable();
+            _sender?.InboxIfAny?.OutputDrained(); // group messages that waited for the channel go next
+        }
+        else
+        {
+            _slowWatch.Waiting(_time.GetTimestamp(), Progress(context.Channel));
+            if (_session.Options.SlowConsumerTimeout > TimeSpan.Zero && !_finished)
+            {
+                ArmTimer();
+            }
         }
 
         _sender?.OnWritabilityChanged(writable);

@@ -6,9 +6,13 @@ namespace WebSocketCodec;
 /// One websocket's side of broadcasts. A group's fan-out never waits on a member: when the member's output can be
 /// written from the broadcasting thread at once (its lock is free, or this is its own thread), the frame's bytes are
 /// appended there; otherwise the frame is retained and queued, and the host runs <see cref="RunQueued"/> on the
-/// member's own thread (the thread pool, an event loop), which appends every queued frame in order and releases it.
-/// Once a frame is queued, later ones queue behind it, so a member gets a group's messages in the group's order. The
-/// hosts derive from it, sealed.
+/// member's own thread (the thread pool, an event loop), which appends queued frames in order, while the output is
+/// under its high water mark, and releases each. The rest stay queued (a reference each, not a copy) until the host
+/// reports the output drained (<see cref="OutputDrained"/>). Once a frame is queued, later ones queue behind it, so a
+/// member gets a group's messages in the group's order. A member is slow by progress, not by level: the host's
+/// slow-consumer timer (<see cref="SlowConsumerWatch"/>) closes one whose peer took nothing for the timeout, and under
+/// <see cref="SlowMemberPolicy.Close"/> one whose queued output would pass <see cref="WebSocketSessionOptions.OutboundHardLimit"/>
+/// is closed at once. The hosts derive from it, sealed.
 /// </summary>
 internal abstract class BroadcastInbox
 {
@@ -29,8 +33,19 @@ internal abstract class BroadcastInbox
     /// <summary>Whether the output is under its high water mark.</summary>
     protected abstract bool IsWritable { get; }
 
-    /// <summary>The output's high water mark, which queued frames count against too.</summary>
+    /// <summary>The output's high water mark: queued frames are appended while the output is under it.</summary>
     protected abstract long HighWaterMark { get; }
+
+    /// <summary>The most bytes the output and the queue may hold together before a member under
+    /// <see cref="SlowMemberPolicy.Close"/> is closed (never under <see cref="HighWaterMark"/>).</summary>
+    protected abstract long HardLimit { get; }
+
+    /// <summary>Bytes in the output not yet taken by the transport; read from any thread, without the host's lock (an
+    /// estimate is enough for the hard limit). Under the host's lock (in <see cref="RunQueued"/>) it must be exact.</summary>
+    protected abstract long OutputBytes { get; }
+
+    /// <summary>Bytes of frames waiting in the queue.</summary>
+    public long QueuedBytes => Volatile.Read(ref _queuedBytes);
 
     /// <summary>Whether no frame waits in the queue (every frame's length counts, header included, so never 0).</summary>
     protected bool QueueIsEmpty => Volatile.Read(ref _queuedBytes) == 0;
@@ -44,19 +59,23 @@ internal abstract class BroadcastInbox
         }
 
         long queued = Volatile.Read(ref _queuedBytes);
-        if (!IsWritable || (queued > 0 && queued + frame.Length > HighWaterMark))
+        bool writable = IsWritable;
+        if (policy == SlowMemberPolicy.Skip)
         {
-            if (policy == SlowMemberPolicy.Skip)
+            if (!writable || (queued > 0 && queued + frame.Length > HighWaterMark))
             {
-                return BroadcastOutcome.Skipped;
+                return BroadcastOutcome.Skipped; // a feed: the next message supersedes this one
             }
-
+        }
+        else if ((queued > 0 || !writable) && queued + OutputBytes + frame.Length > Math.Max(HardLimit, HighWaterMark))
+        {
+            // Behind by more than the hard limit: however fast it reads, it would hold the room's memory.
             Volatile.Write(ref _closeRequested, 1);
             ScheduleRun();
             return BroadcastOutcome.Closed;
         }
 
-        if (queued == 0 && TryAppendNow(frame))
+        if (queued == 0 && writable && TryAppendNow(frame))
         {
             return BroadcastOutcome.Sent;
         }
@@ -138,15 +157,26 @@ internal abstract class BroadcastInbox
     /// <summary>Starts the close for a slow member (1008, "slow consumer"), with the host's lock held.</summary>
     protected abstract void CloseSlowLocked();
 
-    /// <summary>Called by the host on its own thread, with its output lock held: appends every queued frame in order
-    /// (or drops it once the websocket cannot send), releases each, and closes a slow member when asked. Flush after.</summary>
-    protected void RunQueued()
+    /// <summary>Called by the host on its own thread, with its output lock held: appends queued frames in order while
+    /// the output is under its high water mark (all of them with <paramref name="all"/>: a frame of the member's own
+    /// is about to be appended behind them), or drops them once the websocket cannot send, releases each, and closes a
+    /// slow member when asked (its queue dropped: it leaves the group). Flush after; frames left wait for
+    /// <see cref="OutputDrained"/>.</summary>
+    protected void RunQueued(bool all = false)
     {
         // Frames queued from now on schedule another run. A full fence: the queue must not be read before this is
         // written, or a frame queued in between (seeing a run still scheduled) would wait for the next broadcast.
         Interlocked.Exchange(ref _scheduled, 0);
+        if (Volatile.Read(ref _closeRequested) == 1 && CanSend)
+        {
+            Volatile.Write(ref _closeRequested, 2);
+            DiscardQueued();
+            CloseSlowLocked();
+            return;
+        }
+
         ConcurrentQueue<BroadcastFrame>? queue = Volatile.Read(ref _queue);
-        while (queue is not null && queue.TryDequeue(out BroadcastFrame? frame))
+        while (queue is not null && (all || !CanSend || OutputBytes < HighWaterMark) && queue.TryDequeue(out BroadcastFrame? frame))
         {
             Interlocked.Add(ref _queuedBytes, -frame.Length);
             try
@@ -161,11 +191,15 @@ internal abstract class BroadcastInbox
                 frame.Release();
             }
         }
+    }
 
-        if (Volatile.Read(ref _closeRequested) == 1 && CanSend)
+    /// <summary>The host's output drained below its high water mark (a flush ended, the channel became writable):
+    /// queued frames, if any, are appended by another run on the member's thread.</summary>
+    public void OutputDrained()
+    {
+        if (Volatile.Read(ref _queuedBytes) != 0 || Volatile.Read(ref _closeRequested) == 1)
         {
-            Volatile.Write(ref _closeRequested, 2);
-            CloseSlowLocked();
+            ScheduleRun();
         }
     }
 

@@ -32,7 +32,7 @@ public sealed class BroadcastTelemetryTests
         skipping.Add(new FakeMember());
         skipping.Add(new FakeMember { Writable = false });
         closing.Add(new FakeMember());
-        closing.Add(new FakeMember { Writable = false });
+        closing.Add(new FakeMember { Writable = false, OutputPending = 4096 }); // at the hard limit: closed
         skipping.Broadcast(WebSocketOpcode.Binary, [1]);
         closing.Broadcast(WebSocketOpcode.Binary, [2]);
 

@@ -5,7 +5,7 @@ namespace WebSocketCodec.Tests.Broadcast;
 /// cannot write it now, so frames queue), unwritable, or unable to send, and runs its queue when the test says so (or
 /// on the thread pool, for the concurrent tests).
 /// </summary>
-internal sealed class FakeMember(WebSocketRole role = WebSocketRole.Server, bool runOnThreadPool = false, long highWaterMark = 1024)
+internal sealed class FakeMember(WebSocketRole role = WebSocketRole.Server, bool runOnThreadPool = false, long highWaterMark = 1024, long hardLimit = 4096)
     : BroadcastInbox, IWebSocketGroupMember
 {
     private readonly object _sync = new();
@@ -17,6 +17,10 @@ internal sealed class FakeMember(WebSocketRole role = WebSocketRole.Server, bool
     public volatile bool Sending = true;
     public volatile bool InMessage;
     public volatile bool Rejects;
+
+    /// <summary>Bytes the fake's transport has not taken (the output's level, which the hard limit counts and under
+    /// which queued frames are appended).</summary>
+    public long OutputPending;
     public int Schedules;
 
     /// <summary>Runs inside the fan-out, as a handler raised by a member's flush would.</summary>
@@ -45,6 +49,10 @@ internal sealed class FakeMember(WebSocketRole role = WebSocketRole.Server, bool
     protected override bool IsWritable => Writable;
 
     protected override long HighWaterMark => highWaterMark;
+
+    protected override long HardLimit => hardLimit;
+
+    protected override long OutputBytes => Volatile.Read(ref OutputPending);
 
     /// <summary>Runs the queue now, as the member's own thread would.</summary>
     public void Run()

@@ -130,22 +130,88 @@ public sealed class WebSocketGroupTests
     }
 
     [Fact]
-    public void CloseClosesASlowMemberOnItsOwnThreadAndDropsItFromTheGroup()
+    public void CloseQueuesForAnUnwritableMemberUpToTheHardLimitThenClosesItOnItsOwnThread()
     {
         var group = new WebSocketGroup(SlowMemberPolicy.Close);
-        var slow = new FakeMember { Writable = false };
+        var slow = new FakeMember { Writable = false, OutputPending = 1024 }; // high water mark 1024, hard limit 4096
         var fast = new FakeMember();
         group.Add(slow);
         group.Add(fast);
 
-        Assert.Equal(new BroadcastResult(1, 0, 1, 0), group.Broadcast(WebSocketOpcode.Text, Text("a")));
+        // 1,024 bytes in the output and 304 per frame: 10 frames queue (4,064 bytes together), the 11th would pass 4,096.
+        for (int i = 0; i < 10; i++)
+        {
+            Assert.Equal(new BroadcastResult(2, 0, 0, 0), group.Broadcast(WebSocketOpcode.Binary, new byte[300]));
+        }
+
+        Assert.Equal(10 * 304, slow.QueuedBytes);
+        Assert.Equal(new BroadcastResult(1, 0, 1, 0), group.Broadcast(WebSocketOpcode.Binary, new byte[300]));
         Assert.False(group.Contains(slow));
         Assert.Equal(0, slow.SlowCloses); // not on the broadcasting thread: the member's run closes it
         slow.Run();
         Assert.Equal(1, slow.SlowCloses);
+        Assert.Empty(slow.Frames); // what it had queued is dropped with it: it left the group
+        Assert.Equal(0, slow.QueuedBytes);
 
         Assert.Equal(new BroadcastResult(1, 0, 0, 0), group.Broadcast(WebSocketOpcode.Text, Text("b")));
         Assert.Empty(slow.Frames);
+        Assert.Equal(12, fast.Frames.Count);
+    }
+
+    [Fact]
+    public void AMemberBehindABurstUnderTheHardLimitGetsEveryMessageInOrderAsItsOutputDrains()
+    {
+        var pool = new CountingPool();
+        var group = new WebSocketGroup(SlowMemberPolicy.Close, pool);
+        var behind = new FakeMember { Writable = false, OutputPending = 1024 }; // at its high water mark
+        group.Add(behind);
+
+        for (int i = 0; i < 8; i++)
+        {
+            Assert.Equal(new BroadcastResult(1, 0, 0, 0), group.Broadcast(WebSocketOpcode.Binary, [(byte)i]));
+        }
+
+        behind.Run(); // the output is at its mark: nothing is appended, nothing is lost
+        Assert.Empty(behind.Frames);
+        Assert.True(behind.HasQueued);
+
+        behind.OutputPending = 0; // the peer took the bytes
+        behind.Writable = true;
+        int schedules = behind.Schedules;
+        behind.OutputDrained();
+        Assert.Equal(schedules + 1, behind.Schedules);
+        behind.Run();
+        Assert.Equal(Enumerable.Range(0, 8).Select(i => WireFrames.Server(WebSocketOpcode.Binary, [(byte)i])), behind.Frames);
+        Assert.False(behind.HasQueued);
+        Assert.Equal(0, behind.SlowCloses);
+        Assert.True(group.Contains(behind));
+        Assert.Equal(0, pool.Outstanding);
+    }
+
+    [Fact]
+    public void QueuedFramesAreAppendedOnlyWhileTheOutputIsUnderItsHighWaterMark()
+    {
+        var group = new WebSocketGroup(SlowMemberPolicy.Close);
+        var member = new FakeMember { Busy = true };
+        group.Add(member);
+        for (int i = 0; i < 5; i++)
+        {
+            group.Broadcast(WebSocketOpcode.Binary, [(byte)i]);
+        }
+
+        member.OutputPending = 1023; // under the mark (the fake's level does not grow with appends): all go
+        member.Run();
+        Assert.Equal(5, member.Frames.Count);
+
+        for (int i = 0; i < 5; i++)
+        {
+            group.Broadcast(WebSocketOpcode.Binary, [(byte)i]);
+        }
+
+        member.OutputPending = 1024;
+        member.Run();
+        Assert.Equal(5, member.Frames.Count);
+        Assert.True(member.HasQueued);
     }
 
     [Fact]
