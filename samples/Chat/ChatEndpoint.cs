@@ -10,7 +10,8 @@ namespace WebSocketCodec.Samples.Chat;
 /// <c>/chat/{room}</c>, the chat's wire contract: a websocket (HTTP/1.1 upgrade or HTTP/2 extended CONNECT) that joins
 /// the room; every text message a member sends is relayed unchanged to every member, the sender included, in the order
 /// the room received them. A binary message is refused with Close 1003 (Unsupported Data); a text over the limit gets
-/// 1009; a member that stops reading is closed with 1008 (slow consumer) instead of holding up the room.
+/// 1009; a member that stops reading is closed with 1008 (slow consumer) instead of holding up the room: once its peer
+/// took nothing of its output for the slow-consumer timeout, or it fell further behind than the hard limit.
 /// </summary>
 internal static class ChatEndpoint
 {
@@ -27,7 +28,11 @@ internal static class ChatEndpoint
         try
         {
             using var listener = new WebSocketMessageListener<ChatMember>(new ChatMember(room, connection), OnMessage, connection.Options.Pool);
-            await connection.RunAsync(listener, context.RequestAborted);
+            WebSocketCloseInfo ended = await connection.RunAsync(listener, context.RequestAborted);
+            if (ended.EndReason == WebSocketEndReason.SlowConsumer)
+            {
+                room.CountSlowMember();
+            }
         }
         finally
         {

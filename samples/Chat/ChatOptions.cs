@@ -17,9 +17,13 @@ public sealed record ChatOptions
     /// <summary>The largest text message a member may send (Close 1009 beyond): 4 KiB.</summary>
     public int MaxMessageBytes { get; init; } = 4 * 1024;
 
-    /// <summary>Outbound bytes waiting for one member's transport above which the next message closes it with 1008
-    /// (a member that stopped reading must not make the room wait or miss messages): the library's 64 KiB.</summary>
+    /// <summary>Outbound bytes waiting for one member's transport above which the room's messages queue for it (shared,
+    /// not copied) until its peer takes them: the library's 64 KiB.</summary>
     public long OutboundHighWaterMark { get; init; } = WebSocketSessionOptions.Default.OutboundHighWaterMark;
+
+    /// <summary>How long a member's peer may take none of its output before it is closed with 1008 (a member that
+    /// stopped reading must not hold the room's messages for ever): the library's 30 s.</summary>
+    public TimeSpan SlowConsumerTimeout { get; init; } = WebSocketSessionOptions.Default.SlowConsumerTimeout;
 
     /// <summary>The pool for the members' messages and the room's broadcast frames (e.g. a counting pool that proves
     /// every buffer came back); <see cref="ArrayPool{T}.Shared"/> if null.</summary>
@@ -32,6 +36,7 @@ public sealed record ChatOptions
         MaxMessagePayloadLength = MaxMessageBytes,
         OutboundHighWaterMark = OutboundHighWaterMark,
         OutboundLowWaterMark = Math.Min(WebSocketSessionOptions.Default.OutboundLowWaterMark, OutboundHighWaterMark / 2),
+        SlowConsumerTimeout = SlowConsumerTimeout,
         Pool = Pool,
     };
 

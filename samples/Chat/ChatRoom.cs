@@ -3,7 +3,9 @@ using System.Buffers;
 namespace WebSocketCodec.Samples.Chat;
 
 /// <summary>One room: a <see cref="WebSocketGroup"/> that closes a member that stops reading (1008), so every member
-/// left has had every message, in the order the room relayed them. Retired for good when its last member leaves (see
+/// left has had every message, in the order the room relayed them. A member behind a burst is not closed while its peer
+/// keeps reading (the library's rule by progress): only one whose peer took nothing for the slow-consumer timeout, or
+/// that fell behind by more than the hard limit. Retired for good when its last member leaves (see
 /// <see cref="ChatRooms"/>).</summary>
 public sealed class ChatRoom
 {
@@ -26,18 +28,14 @@ public sealed class ChatRoom
     /// before its websocket has ended).</summary>
     public int MemberCount => _group.Count;
 
-    /// <summary>How many members were closed for not reading.</summary>
+    /// <summary>How many members' websockets ended closed for not reading (1008 "slow consumer").</summary>
     public int SlowMembersClosed => Volatile.Read(ref _slowMembersClosed);
 
     /// <summary>Sends one text to every member, the sender included, encoded once. Never waits on a member.</summary>
-    internal void Relay(ReadOnlySpan<byte> text)
-    {
-        BroadcastResult result = _group.Broadcast(WebSocketOpcode.Text, text);
-        if (result.Closed > 0)
-        {
-            Interlocked.Add(ref _slowMembersClosed, result.Closed);
-        }
-    }
+    internal void Relay(ReadOnlySpan<byte> text) => _group.Broadcast(WebSocketOpcode.Text, text);
+
+    /// <summary>A member's websocket ended as a slow consumer.</summary>
+    internal void CountSlowMember() => Interlocked.Increment(ref _slowMembersClosed);
 
     /// <summary>Adds a member unless the room was retired (its last member left meanwhile).</summary>
     internal bool TryJoin(IWebSocketGroupMember member)

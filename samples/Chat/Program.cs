@@ -5,14 +5,27 @@ using WebSocketCodec.Samples.EchoServer;
 var host = new Option<string>("--host") { DefaultValueFactory = _ => "127.0.0.1", Description = "Address to listen on." };
 var port = new Option<int>("--port") { DefaultValueFactory = _ => 8080, Description = "Port to listen on (0: any free port)." };
 var tls = new Option<bool>("--tls") { Description = "Serve wss:// and https:// with a self-signed certificate made at start." };
+var slowConsumer = new Option<double?>("--slow-consumer-timeout") { Description = "Seconds a member's peer may take none of its output before it is closed with 1008 (default: the library's 30)." };
+slowConsumer.Validators.Add(result =>
+{
+    if (result.GetValueOrDefault<double?>() is <= 0)
+    {
+        result.AddError("--slow-consumer-timeout takes a number of seconds above 0.");
+    }
+});
 
 var root = new RootCommand("WebSocketCodec chat: /chat/{room} relays every text message to everyone in the room; / serves a chat page (open it in a browser).")
 {
-    host, port, tls,
+    host, port, tls, slowConsumer,
 };
 root.SetAction((parseResult, cancellation) =>
 {
     var options = new ChatOptions { Host = parseResult.GetValue(host)!, Port = parseResult.GetValue(port), Tls = parseResult.GetValue(tls) };
+    if (parseResult.GetValue(slowConsumer) is { } seconds)
+    {
+        options = options with { SlowConsumerTimeout = TimeSpan.FromSeconds(seconds) };
+    }
+
     return SampleHosting.RunAsync(
         token => ChatServerHost.StartAsync(options, token), server => server.BaseUrl, (server, token) => server.WaitForShutdownAsync(token), cancellation);
 });

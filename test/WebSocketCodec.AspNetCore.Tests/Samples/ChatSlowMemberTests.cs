@@ -1,13 +1,12 @@
 using System.Net.Sockets;
-using System.Text;
 using WebSocketCodec.Samples.Chat;
 using Xunit.Abstractions;
 
 namespace WebSocketCodec.AspNetCore.Tests.Samples;
 
 /// <summary>A member that stops reading (a raw socket that never reads after the 101) while the others keep chatting:
-/// they get every message in order, and the room closes the silent one (1008) once its output is over the high water
-/// mark, instead of waiting for it or dropping messages for the others.</summary>
+/// they get every message in order, and the room closes the silent one (1008) once its peer has taken nothing for the
+/// slow-consumer timeout (2 s here), instead of waiting for it or dropping messages for the others.</summary>
 public sealed class ChatSlowMemberTests(ITestOutputHelper output)
 {
     private const int Batch = 8; // 8 KiB: the readers are never more than this behind, far below the 64 KiB high water mark
@@ -16,11 +15,11 @@ public sealed class ChatSlowMemberTests(ITestOutputHelper output)
     [Fact]
     public async Task TheOthersGetEveryMessageInOrderAndTheNonReaderIsClosed()
     {
-        await using ChatServerHost server = await ChatServerHost.StartAsync(new ChatOptions { Port = 0, OutboundHighWaterMark = 64 * 1024 });
+        await using ChatServerHost server = await ChatServerHost.StartAsync(new ChatOptions { Port = 0, OutboundHighWaterMark = 64 * 1024, SlowConsumerTimeout = TimeSpan.FromSeconds(2) });
         using var http2 = new HttpMessageInvoker(Http2Requests.Handler());
         await using ChatClient talker = await ChatClient.JoinAsync(server, "lobby");
         await using ChatClient listener = await ChatClient.JoinAsync(server, "lobby", http2);
-        using Socket silent = await JoinWithoutReadingAsync(server, "lobby");
+        using Socket silent = await SilentChatMember.JoinAsync(server, "lobby");
         await Eventually.True(() => server.Rooms.Find("lobby")?.MemberCount == 3);
         ChatRoom room = server.Rooms.Find("lobby")!;
 
@@ -50,7 +49,7 @@ public sealed class ChatSlowMemberTests(ITestOutputHelper output)
             lastBatch = room.SlowMembersClosed > 0;
         }
 
-        output.WriteLine($"{sent.Count} texts of about 1 KB; the silent member was closed within the last two batches");
+        output.WriteLine($"{sent.Count} texts of about 1 KB; the silent member's websocket ended within the last two batches");
         Assert.Equal(1, room.SlowMembersClosed); // the silent one: both readers are still in and got everything
         Assert.False(talker.Closed.IsCompleted);
         Assert.False(listener.Closed.IsCompleted);
@@ -59,15 +58,5 @@ public sealed class ChatSlowMemberTests(ITestOutputHelper output)
         Assert.Equal(sent, listenerGot);
         await talker.SendAsync("after");
         Assert.Equal(["after"], await listener.ReceiveAsync(1));
-    }
-
-    private static async Task<Socket> JoinWithoutReadingAsync(ChatServerHost server, string room)
-    {
-        // A small receive buffer, so the server's output backs up soon.
-        var socket = new Socket(AddressFamily.InterNetwork, SocketType.Stream, ProtocolType.Tcp) { ReceiveBufferSize = 4096 };
-        await socket.ConnectAsync(server.RoomUrl(room).Host, server.RoomUrl(room).Port, RawHttp.Timeout());
-        await socket.SendAsync(Encoding.ASCII.GetBytes(RawHttp.Upgrade($"/chat/{room}")), SocketFlags.None, RawHttp.Timeout());
-        Assert.StartsWith("HTTP/1.1 101 ", await RawHttp.ReadHeadAsync(socket)); // from now on nothing is read
-        return socket;
     }
 }

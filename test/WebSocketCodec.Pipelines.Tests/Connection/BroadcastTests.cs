@@ -165,11 +165,12 @@ public sealed class BroadcastTests
     }
 
     [Fact]
-    public async Task CloseEndsANonReadingMemberWith1008AndTheOthersCarryOn()
+    public async Task CloseEndsAMemberFurtherBehindThanTheHardLimitWith1008AndTheOthersCarryOn()
     {
         var options = new WebSocketSessionOptions
         {
             OutboundHighWaterMark = 16 * 1024, OutboundLowWaterMark = 8 * 1024, CloseTimeout = TimeSpan.FromMilliseconds(300),
+            OutboundHardLimit = 64 * 1024, SlowConsumerTimeout = TimeSpan.Zero, // 1,000 × 110 bytes pass the hard limit
         };
         var group = new WebSocketGroup(SlowMemberPolicy.Close);
         await using var stuck = new Member(options, pauseWriterThreshold: 8 * 1024);
@@ -195,6 +196,74 @@ public sealed class BroadcastTests
         Assert.Equal(WebSocketEndReason.SlowConsumer, info.EndReason);
         Assert.Equal(CloseStatus.PolicyViolation, info.SentStatus);
         Assert.Equal(Enumerable.Range(0, Messages), (await reading).Select(f => BinaryPrimitives.ReadInt32BigEndian(f.Payload.AsSpan(4))));
+    }
+
+    [Fact]
+    public async Task ANonReadingMemberUnderTheHardLimitIsClosedByTheSlowConsumerTimeout()
+    {
+        var options = new WebSocketSessionOptions
+        {
+            OutboundHighWaterMark = 16 * 1024, OutboundLowWaterMark = 8 * 1024, CloseTimeout = TimeSpan.FromMilliseconds(300),
+            SlowConsumerTimeout = TimeSpan.FromMilliseconds(400),
+        };
+        var group = new WebSocketGroup(SlowMemberPolicy.Close);
+        await using var stuck = new Member(options, pauseWriterThreshold: 8 * 1024);
+        await using var reader = new Member(options);
+        group.Add(stuck.Connection);
+        group.Add(reader.Connection);
+
+        const int Messages = 500; // 55 KB: past the high water mark and the transport's, far under the 4 MiB hard limit
+        Task<List<(WebSocketOpcode Opcode, byte[] Payload)>> reading = reader.Reader.ReadFramesAsync(Messages, 60);
+        int closed = 0;
+        for (int i = 0; i < Messages; i++)
+        {
+            closed += group.Broadcast(WebSocketOpcode.Binary, Numbered(0, i, 100)).Closed;
+        }
+
+        Assert.Equal(0, closed); // queued, not closed: a burst is not a slow consumer
+        WebSocketCloseInfo info = await stuck.Run.WaitAsync(TimeSpan.FromSeconds(20)); // no progress for 400 ms
+        Assert.Equal(WebSocketEndReason.SlowConsumer, info.EndReason);
+        Assert.Equal(CloseStatus.PolicyViolation, info.SentStatus);
+        Assert.Equal(Enumerable.Range(0, Messages), (await reading).Select(f => BinaryPrimitives.ReadInt32BigEndian(f.Payload.AsSpan(4))));
+        Assert.Equal(new BroadcastResult(1, 0, 0, 1), group.Broadcast(WebSocketOpcode.Binary, Numbered(0, Messages, 100)));
+        Assert.False(group.Contains(stuck.Connection)); // dropped at that broadcast: it can no longer send
+    }
+
+    [Fact]
+    public async Task AMemberWhosePeerReadsSlowlyButSteadilyIsNotClosedAndGetsEverything()
+    {
+        var options = new WebSocketSessionOptions
+        {
+            OutboundHighWaterMark = 16 * 1024, OutboundLowWaterMark = 8 * 1024, SlowConsumerTimeout = TimeSpan.FromSeconds(2),
+        };
+        var group = new WebSocketGroup(SlowMemberPolicy.Close);
+        await using var slow = new Member(options, pauseWriterThreshold: 4 * 1024);
+        group.Add(slow.Connection);
+
+        // 110 KB, consumed 1.1 KB every 50 ms: about 5 s in all, two and a half slow-consumer timeouts. The reader takes
+        // what the transport holds (up to the high water mark at once) and then spends up to about 0.8 s on it: it
+        // never leaves the output untouched for the whole 2 s.
+        const int Messages = 1_000;
+        for (int i = 0; i < Messages; i++)
+        {
+            Assert.Equal(new BroadcastResult(1, 0, 0, 0), group.Broadcast(WebSocketOpcode.Binary, Numbered(0, i, 100)));
+        }
+
+        var got = new List<int>();
+        while (got.Count < Messages)
+        {
+            foreach ((WebSocketOpcode _, byte[] payload) in await slow.Reader.ReadFramesAsync(Math.Min(10, Messages - got.Count), 20))
+            {
+                got.Add(BinaryPrimitives.ReadInt32BigEndian(payload.AsSpan(4)));
+            }
+
+            await Task.Delay(50); // a slow reader
+        }
+
+        Assert.Equal(Enumerable.Range(0, Messages), got);
+        Assert.False(slow.Run.IsCompleted);
+        Assert.True(group.Contains(slow.Connection));
+        Assert.Equal(WebSocketSessionState.Open, slow.Connection.State);
     }
 
     [Fact]
