@@ -19,7 +19,7 @@ public sealed class ChatBurstTests(NodeFixture node, ITestOutputHelper output) :
     private const int Size = 200;
 
     [SkippableFact]
-    public async Task EveryReadingMemberGetsEveryTextOfABurstAndOnlyTheSilentOneIsClosed()
+    public async Task EveryReadingMemberGetsEveryTextOfABurstAndNoneIsClosed()
     {
         Skip.If(node.SkipReason is not null, node.SkipReason);
         await using ChatServerHost server = await ChatServerHost.StartAsync(new ChatOptions { Port = 0 });
