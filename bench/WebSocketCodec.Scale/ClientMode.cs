@@ -27,7 +27,7 @@ internal static class ClientMode
                 await gate.WaitAsync();
                 try
                 {
-                    open[i] = await IdleWebSocket.ConnectAsync(settings.Sources[i % settings.Sources.Count], server, stats, settings.HandshakeTimeout);
+                    open[i] = await IdleWebSocket.ConnectAsync(settings.Sources[i % settings.Sources.Count], server, stats, settings.HandshakeTimeout, settings.Path);
                 }
                 finally
                 {

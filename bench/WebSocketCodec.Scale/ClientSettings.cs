@@ -21,4 +21,7 @@ internal sealed record ClientSettings
     public int Concurrency { get; init; } = 64;
 
     public TimeSpan HandshakeTimeout { get; init; } = TimeSpan.FromSeconds(30);
+
+    /// <summary>The websocket's path on the server (the perf tool's servers serve <c>/</c>; the echo sample <c>/echo</c>).</summary>
+    public string Path { get; init; } = "/";
 }

@@ -49,7 +49,7 @@ internal sealed class IdleWebSocket
 
     /// <summary>Connects from <paramref name="source"/> and runs the handshake; records its time (connect included) in
     /// <paramref name="stats"/>, or the failure's reason, and returns null on failure.</summary>
-    public static async Task<IdleWebSocket?> ConnectAsync(IPAddress source, IPEndPoint server, LoadStats stats, TimeSpan timeout)
+    public static async Task<IdleWebSocket?> ConnectAsync(IPAddress source, IPEndPoint server, LoadStats stats, TimeSpan timeout, string path = "/")
     {
         long start = Stopwatch.GetTimestamp();
         var socket = new Socket(SocketType.Stream, ProtocolType.Tcp) { NoDelay = true };
@@ -60,7 +60,7 @@ internal sealed class IdleWebSocket
             SourceAddresses.BindWithoutPort(socket, source);
             await socket.ConnectAsync(server, deadline.Token);
             pipe = new StreamTransport(new NetworkStream(socket, ownsSocket: true), bufferSize: 4096);
-            var uri = new Uri($"ws://{server}/");
+            var uri = new Uri($"ws://{server}{path}");
             await WebSocketClient.HandshakeAsync(pipe, uri, WebSocketClientOptions.Default, deadline.Token);
             stats.RecordHandshake(Stopwatch.GetElapsedTime(start));
             var webSocket = new IdleWebSocket(socket, pipe, stats);

@@ -104,7 +104,8 @@ var minInterval = new Option<double>("--min-interval") { DefaultValueFactory = _
 var maxInterval = new Option<double>("--max-interval") { DefaultValueFactory = _ => 30 };
 var clientConcurrency = new Option<int>("--concurrency") { DefaultValueFactory = _ => 64 };
 var handshakeTimeout = new Option<double>("--handshake-timeout") { DefaultValueFactory = _ => 30 };
-foreach (Option option in new Option[] { port, count, from, clientSeed, minInterval, maxInterval, clientConcurrency, handshakeTimeout })
+var path = new Option<string>("--path") { DefaultValueFactory = _ => "/" };
+foreach (Option option in new Option[] { port, count, from, clientSeed, minInterval, maxInterval, clientConcurrency, handshakeTimeout, path })
 {
     client.Options.Add(option);
 }
@@ -119,6 +120,7 @@ client.SetAction((parseResult, _) => ClientMode.RunAsync(new ClientSettings
     MaxInterval = TimeSpan.FromSeconds(parseResult.GetValue(maxInterval)),
     Concurrency = parseResult.GetValue(clientConcurrency),
     HandshakeTimeout = TimeSpan.FromSeconds(parseResult.GetValue(handshakeTimeout)),
+    Path = parseResult.GetValue(path)!,
 }));
 root.Subcommands.Add(client);
 

@@ -14,7 +14,9 @@ share=$(( (total + processes - 1) / processes ))
 work=$(mktemp -d)
 trap 'kill $(jobs -p) 2>/dev/null || true; rm -rf "$work"' EXIT
 
-dotnet build -c Release samples/EchoServer bench/WebSocketCodec.Scale -v q -nologo >/dev/null
+for project in samples/EchoServer bench/WebSocketCodec.Scale; do
+  dotnet build -c Release "$project" -v q -nologo | grep -E ': error ' && exit 1
+done
 echo "commit $(git rev-parse --short HEAD), $(date -u +%FT%TZ), $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs), $(nproc) cores, $(dotnet --version)"
 echo "command: $0 $total $hold $processes"
 
@@ -33,7 +35,7 @@ for p in $(seq 1 "$processes"); do
   for _ in $(seq 1 $(( (count + 4999) / 5000 ))); do sources="${sources:+$sources,}127.0.0.$next"; next=$((next + 1)); done
   mkfifo "$work/in$p"
   dotnet bench/WebSocketCodec.Scale/bin/Release/net10.0/WebSocketCodec.Scale.dll client --port 8080 --websockets "$count" \
-    --sources "$sources" --seed "$p" <"$work/in$p" >"$work/out$p" 2>&1 &
+    --sources "$sources" --seed "$p" --path /echo <"$work/in$p" >"$work/out$p" 2>&1 &
   exec {fd}>"$work/in$p"
   eval "in$p=$fd"
 done
@@ -59,5 +61,6 @@ say close
 wait_for closed 300
 grep -h '"event":"closed"' "$work"/out*
 opened=$(grep -h '"event":"held"' "$work"/out* | sed 's/.*"open":\([0-9]*\).*/\1/' | paste -sd+ | bc)
+[ "$opened" -gt 0 ] || { echo "no websocket opened"; exit 1; }
 echo "server RSS: baseline $((baseline / 1024)) MiB, $opened websockets open $((open_rss / 1024)) MiB: $(( (open_rss - baseline) / opened )) KiB per websocket; after the close $(( $(rss) / 1024 )) MiB"
 grep -c ' 503 \|refused' "$work/server.log" || true

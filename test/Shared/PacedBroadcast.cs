@@ -6,8 +6,9 @@ namespace WebSocketCodec.Testing;
 /// <summary>
 /// Broadcasts numbered messages to a group that holds readers (any <see cref="WebSocket"/> clients) and a member that
 /// never reads, pacing itself by its slowest reader (it stays within 100 messages), in rounds until the group's
-/// <see cref="SlowMemberPolicy.Close"/> has closed the silent member: the kernel may take more of a stuck peer's bytes
-/// later (its send buffer grows), so it can look writable for a while, but a member that never reads cannot stay so.
+/// <see cref="SlowMemberPolicy.Close"/> has closed the silent member for falling further behind than its
+/// <see cref="WebSocketSessionOptions.OutboundHardLimit"/>: the kernel may take more of a stuck peer's bytes later (its
+/// send buffer grows), so it can look writable for a while, but a member that never reads cannot stay so.
 /// Asserts that every reader got every message of every round, whole and in order.
 /// </summary>
 public static class PacedBroadcast

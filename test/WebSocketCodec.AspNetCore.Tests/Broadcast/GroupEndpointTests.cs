@@ -51,6 +51,7 @@ public sealed class GroupEndpointTests
                 options => options.Session = options.Session with
                 {
                     OutboundHighWaterMark = 256 * 1024, OutboundLowWaterMark = 128 * 1024, CloseTimeout = TimeSpan.FromSeconds(1),
+                    OutboundHardLimit = 512 * 1024, // the silent member falls this far behind within the rounds
                 }),
             sharedPort: true);
 

@@ -96,6 +96,7 @@ public sealed class ChannelGroupTests : LeakCheckedTests
         var session = WebSocketSessionOptions.Default with
         {
             OutboundHighWaterMark = 64 * 1024, OutboundLowWaterMark = 32 * 1024, CloseTimeout = TimeSpan.FromSeconds(1),
+            OutboundHardLimit = 256 * 1024, // the silent member falls this far behind within the rounds
         };
         await using CallbacksServer server = await CallbacksServer.StartAsync(sender =>
         {
