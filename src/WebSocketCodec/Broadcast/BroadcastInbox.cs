@@ -167,11 +167,15 @@ internal abstract class BroadcastInbox
         // Frames queued from now on schedule another run. A full fence: the queue must not be read before this is
         // written, or a frame queued in between (seeing a run still scheduled) would wait for the next broadcast.
         Interlocked.Exchange(ref _scheduled, 0);
-        if (Volatile.Read(ref _closeRequested) == 1 && CanSend)
+        if (Volatile.Read(ref _closeRequested) == 1)
         {
             Volatile.Write(ref _closeRequested, 2);
             DiscardQueued();
-            CloseSlowLocked();
+            if (CanSend)
+            {
+                CloseSlowLocked();
+            }
+
             return;
         }
 
