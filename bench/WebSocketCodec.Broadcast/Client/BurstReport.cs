@@ -58,4 +58,15 @@ public sealed record BurstReport
 
     /// <summary>The first failure of a websocket (connection ended, send failed), if any.</summary>
     public string? FirstFailure { get; init; }
+
+    /// <summary>When 10%, 50% and 90% of the burst's receipts had arrived, ns since its start (how evenly the server's
+    /// output reached the websockets).</summary>
+    public long ArrivalP10Ns { get; init; }
+
+    public long ArrivalP50Ns { get; init; }
+
+    public long ArrivalP90Ns { get; init; }
+
+    /// <summary>The burst's start (<see cref="System.Diagnostics.Stopwatch"/>, before the first write).</summary>
+    public long Start { get; init; }
 }

@@ -15,6 +15,8 @@ internal sealed class BurstTally(int webSockets)
     private readonly object _closes = new();
     private readonly SortedDictionary<int, int> _closeCodes = [];
     private ThreadLocal<LongHistogram> _latency = NewHistogram();
+    private ThreadLocal<LongHistogram> _arrival = NewHistogram();
+    private long _start;
     private long _expected;
     private int _outOfOrder;
     private int _unexpected;
@@ -33,10 +35,15 @@ internal sealed class BurstTally(int webSockets)
 
     /// <summary>The current burst's delivery latencies, ns, so far (the threads' histograms added up: read it when the
     /// burst is over).</summary>
-    public LongHistogram Latency()
+    public LongHistogram Latency() => Sum(_latency);
+
+    /// <summary>The current burst's receipt times, ns since its start (when the receipts arrived, whatever their stamps).</summary>
+    public LongHistogram Arrival() => Sum(_arrival);
+
+    private static LongHistogram Sum(ThreadLocal<LongHistogram> parts)
     {
         var sum = new LongHistogram(1, MaxNs, 3);
-        foreach (LongHistogram part in Volatile.Read(ref _latency).Values)
+        foreach (LongHistogram part in Volatile.Read(ref parts).Values)
         {
             sum.Add(part);
         }
@@ -46,15 +53,22 @@ internal sealed class BurstTally(int webSockets)
 
     /// <summary>Starts a burst: <paramref name="senders"/> websockets publish <paramref name="messages"/> each, and the
     /// latencies recorded from now on are this burst's. Call before any of them sends.</summary>
-    public void Begin(int senders, int messages)
+    public void Begin(int senders, int messages, long start)
     {
         Volatile.Write(ref _latency, NewHistogram()); // the last burst's stays to the collector
+        Volatile.Write(ref _arrival, NewHistogram());
+        Interlocked.Exchange(ref _start, start);
         Interlocked.Add(ref _expected, (long)senders * messages);
     }
 
-    /// <summary>One receipt's latency (receipt minus the sender's stamp, Stopwatch ticks).</summary>
-    public void Arrived(long ticks) =>
-        Volatile.Read(ref _latency).Value!.RecordValue(Math.Clamp((long)(ticks * (1e9 / Stopwatch.Frequency)), 1, MaxNs));
+    /// <summary>One receipt at <paramref name="receivedAt"/> of a message stamped <paramref name="stamp"/> (Stopwatch).</summary>
+    public void Arrived(long stamp, long receivedAt)
+    {
+        Volatile.Read(ref _latency).Value!.RecordValue(Nanoseconds(receivedAt - stamp));
+        Volatile.Read(ref _arrival).Value!.RecordValue(Nanoseconds(receivedAt - Interlocked.Read(ref _start)));
+    }
+
+    private static long Nanoseconds(long ticks) => Math.Clamp((long)(ticks * (1e9 / Stopwatch.Frequency)), 1, MaxNs);
 
     public void OutOfOrderArrival() => Interlocked.Increment(ref _outOfOrder);
 

@@ -129,9 +129,9 @@ internal static class ClientMode
             webSocket.BeginBurst();
         }
 
-        burst.Begin(senders, messages);
         (TimeSpan cpuAtStart, _) = Server.ProcessCpu.Now();
         long start = Stopwatch.GetTimestamp();
+        burst.Begin(senders, messages, start);
         foreach (ReceivingWebSocket webSocket in connected)
         {
             if (!webSocket.Ended)
@@ -161,6 +161,7 @@ internal static class ClientMode
         double ToNs(long ticks) => ticks * (1e9 / Stopwatch.Frequency);
         long[] completeAt = [.. complete.Select(w => (long)ToNs(w.CompleteAt - start)).Order()];
         LongHistogram latency = burst.Latency();
+        LongHistogram arrival = burst.Arrival();
         bool all = complete.Length == connected.Length;
         return new BurstReport
         {
@@ -180,6 +181,10 @@ internal static class ClientMode
             TimeToAllNs = all && completeAt.Length > 0 ? completeAt[^1] : (long)ToNs(end - start),
             MemberCompleteP50Ns = completeAt.Length == 0 ? 0 : completeAt[completeAt.Length / 2],
             SendNs = (long)ToNs(sent - start),
+            ArrivalP10Ns = arrival.TotalCount == 0 ? 0 : arrival.GetValueAtPercentile(10),
+            ArrivalP50Ns = arrival.TotalCount == 0 ? 0 : arrival.GetValueAtPercentile(50),
+            ArrivalP90Ns = arrival.TotalCount == 0 ? 0 : arrival.GetValueAtPercentile(90),
+            Start = start,
             TimedOut = timedOut,
             ClientCpuMs = (cpuAtEnd - cpuAtStart).TotalMilliseconds,
             FirstFailure = connected.Select(w => w.Failure).FirstOrDefault(f => f is not null),

@@ -342,7 +342,7 @@ internal sealed class ReceivingWebSocket
         }
 
         _nextFrom[sender] = sequence + 1;
-        burst.Arrived(receivedAt - stamp);
+        burst.Arrived(stamp, receivedAt);
         Interlocked.Exchange(ref _lastReceipt, receivedAt);
         if (Interlocked.Increment(ref _burstReceived) == burst.Expected)
         {

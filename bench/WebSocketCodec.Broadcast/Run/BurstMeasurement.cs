@@ -63,6 +63,17 @@ public sealed record BurstMeasurement
 
     public bool TimedOut { get; init; }
 
+    /// <summary>When 10%, 50% and 90% of the receipts had arrived, ns since the burst's start.</summary>
+    public long ArrivalP10Ns { get; init; }
+
+    public long ArrivalP50Ns { get; init; }
+
+    public long ArrivalP90Ns { get; init; }
+
+    /// <summary>When the server's last relay (its <c>group.Broadcast</c>) returned, ns since the burst's start: from then
+    /// on every message was in every member's output or queue, and only sending was left.</summary>
+    public long RelaysDoneNs { get; init; }
+
     /// <summary>The server process's CPU time over the measured burst, ms, and its user part.</summary>
     public double ServerCpuMs { get; init; }
 

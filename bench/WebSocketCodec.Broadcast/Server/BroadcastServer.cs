@@ -263,6 +263,7 @@ internal static class BroadcastServer
                             Relayed = Interlocked.Read(ref relayed.Relayed) - relayedAtMark,
                             Fragments = Interlocked.Read(ref relayed.Fragments),
                             SlowEnded = Volatile.Read(ref relayed.SlowEnded),
+                            LastRelayReturned = Interlocked.Read(ref relayed.LastReturned),
                             StalledMembers = stalled.Members,
                             StalledNotFilled = stalled.NotFilled,
                         };

@@ -1,3 +1,5 @@
+using System.Diagnostics;
+
 namespace WebSocketCodec.Broadcast.Server;
 
 /// <summary>
@@ -11,8 +13,9 @@ internal sealed class RelayListener(GroupFanOut group, RelayCounts counts) : IWe
     {
         if (fin && opcode is WebSocketOpcode.Binary or WebSocketOpcode.Text)
         {
+            Interlocked.Increment(ref counts.Relayed); // before: the driver may ask for the report once the last receipt is in
             group.Relay(opcode, payload);
-            Interlocked.Increment(ref counts.Relayed);
+            counts.Returned(Stopwatch.GetTimestamp());
         }
         else
         {

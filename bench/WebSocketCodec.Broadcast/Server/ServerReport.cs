@@ -54,4 +54,8 @@ public sealed record ServerReport
 
     /// <summary>Burst mode: websockets that ended with our 1008 (slow consumer), since the start.</summary>
     public int SlowEnded { get; init; }
+
+    /// <summary>Burst mode: when (<see cref="System.Diagnostics.Stopwatch"/>, comparable with the client's stamps) the
+    /// latest relay's broadcast returned: every message was in every member's output or queue by then.</summary>
+    public long LastRelayReturned { get; init; }
 }
