@@ -89,6 +89,7 @@ public static class BurstRunner
         }
 
         await server.WriteAsync("m");
+        await server.ReadLineAsync("marked", TimeSpan.FromSeconds(30), cancellationToken); // before the clients publish
         BurstReport burst = await BurstAsync(client, options.Burst, options.BurstTimeout, cancellationToken);
         await server.WriteAsync("r");
         ServerReport serverReport = JsonSerializer.Deserialize<ServerReport>(

@@ -20,7 +20,7 @@ namespace WebSocketCodec.Broadcast.Server;
 /// the close). Prints <c>port N</c>, then obeys one-byte commands on stdin (read on a thread of its own, without
 /// allocating): <c>b</c> broadcasts the next message (payload: <see cref="Stopwatch.GetTimestamp"/> at the start, 8 bytes,
 /// then the sequence number, 4 bytes, then zeros to the payload size), <c>c</c> prints <c>members N</c>, <c>m</c> marks
-/// the start of the measured window (CPU time, allocated bytes, collections), <c>r</c> prints the window's
+/// the start of the measured window (CPU time, allocated bytes, collections) and prints <c>marked</c>, <c>r</c> prints the window's
 /// <see cref="ServerReport"/> as JSON; the end of stdin stops it. Keep-alive Pings are off in every variant. A
 /// websocket upgraded at <c>/?stalled</c> is filled until it is not writable before it joins (see
 /// <see cref="StalledMembers"/>). A broadcast that has not returned within <paramref name="holdBound"/> (a loop
@@ -242,6 +242,8 @@ internal static class BroadcastServer
                         relayedAtMark = Interlocked.Read(ref relayed.Relayed);
                         sampler?.Reset();
                         allocated = GC.GetTotalAllocatedBytes(precise: true);
+                        Console.Out.WriteLine("marked"); // the burst mode waits for it (its messages come from the clients, not this stdin)
+                        Console.Out.Flush();
                         break;
                     case 'r':
                         long allocatedNow = GC.GetTotalAllocatedBytes(precise: true);
