@@ -66,6 +66,7 @@ root.SetAction(async (parseResult, cancellation) =>
             Burst = isSmoke ? 5 : burst,
             BurstWarmUp = parseResult.GetValue(burstWarmUp),
             BurstTimeout = TimeSpan.FromSeconds(parseResult.GetValue(burstTimeout)),
+            AllocationTypes = parseResult.GetValue(allocationTypes),
         };
         string machine = Machine.Describe();
         Console.WriteLine($"# {machine}");

@@ -40,6 +40,21 @@ internal sealed class BurstTally(int webSockets)
     /// <summary>The current burst's receipt times, ns since its start (when the receipts arrived, whatever their stamps).</summary>
     public LongHistogram Arrival() => Sum(_arrival);
 
+    /// <summary>The share (0 to 1) of the current burst's receipts that had arrived by <paramref name="timestamp"/>
+    /// (Stopwatch).</summary>
+    public double ArrivedBy(long timestamp)
+    {
+        LongHistogram arrival = Arrival();
+        long by = Nanoseconds(timestamp - Interlocked.Read(ref _start));
+        if (arrival.TotalCount == 0 || timestamp <= Interlocked.Read(ref _start))
+        {
+            return 0;
+        }
+
+        long count = arrival.RecordedValues().Where(v => v.ValueIteratedTo <= by).Sum(v => v.CountAtValueIteratedTo);
+        return (double)count / arrival.TotalCount;
+    }
+
     private static LongHistogram Sum(ThreadLocal<LongHistogram> parts)
     {
         var sum = new LongHistogram(1, MaxNs, 3);

@@ -87,6 +87,12 @@ internal static class ClientMode
                     connected, burst, int.Parse(parts[1], CultureInfo.InvariantCulture), burstPayload, TimeSpan.FromMilliseconds(int.Parse(parts[2], CultureInfo.InvariantCulture)));
                 Print("burst " + JsonSerializer.Serialize(result, Json));
             }
+            else if (burst is not null && command.StartsWith("arrived ", StringComparison.Ordinal))
+            {
+                // The share of the last burst's receipts that had arrived by a time (the server's last relay).
+                long at = long.Parse(command["arrived ".Length..], CultureInfo.InvariantCulture);
+                Print(string.Create(CultureInfo.InvariantCulture, $"arrived {burst.ArrivedBy(at):R}"));
+            }
             else if (command == "report")
             {
                 string? ended = connected.Select(w => w.Failure).FirstOrDefault(f => f is not null);

@@ -74,6 +74,12 @@ public sealed record BurstMeasurement
     /// on every message was in every member's output or queue, and only sending was left.</summary>
     public long RelaysDoneNs { get; init; }
 
+    /// <summary>The share (0 to 1) of the receipts that had arrived when the server's last relay returned.</summary>
+    public double ArrivedByRelaysDone { get; init; }
+
+    /// <summary>With <see cref="BroadcastOptions.AllocationTypes"/>: what the server allocated most in the measured burst.</summary>
+    public string? AllocationTypes { get; init; }
+
     /// <summary>The server process's CPU time over the measured burst, ms, and its user part.</summary>
     public double ServerCpuMs { get; init; }
 

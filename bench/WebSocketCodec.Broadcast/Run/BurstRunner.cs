@@ -48,7 +48,8 @@ public static class BurstRunner
             ExpectedReceipts = (long)webSockets * webSockets * options.Burst, FirstFailure = why, LoadAverage = BroadcastRunner.LoadAverage(),
         };
 
-        using ChildProcess server = ChildProcess.Start("server", "serve", "--variant", variant, "--payload", F(payload), "--relay");
+        string[] serve = ["serve", "--variant", variant, "--payload", F(payload), "--relay"];
+        using ChildProcess server = ChildProcess.Start("server", options.AllocationTypes ? [.. serve, "--allocation-types"] : serve);
         string portLine = await server.ReadLineAsync("port ", TimeSpan.FromSeconds(60), cancellationToken);
         int port = int.Parse(portLine["port ".Length..], CultureInfo.InvariantCulture);
 
@@ -94,6 +95,14 @@ public static class BurstRunner
         await server.WriteAsync("r");
         ServerReport serverReport = JsonSerializer.Deserialize<ServerReport>(
             await server.ReadLineAsync("{", TimeSpan.FromSeconds(60), cancellationToken), BroadcastServer.Json)!;
+        double arrivedByRelaysDone = 0;
+        if (serverReport.LastRelayReturned != 0)
+        {
+            await client.WriteAsync(string.Create(CultureInfo.InvariantCulture, $"arrived {serverReport.LastRelayReturned}\n"));
+            string arrived = await client.ReadLineAsync("arrived ", TimeSpan.FromSeconds(30), cancellationToken);
+            arrivedByRelaysDone = double.Parse(arrived["arrived ".Length..], CultureInfo.InvariantCulture);
+        }
+
         return new BurstMeasurement
         {
             Variant = variant,
@@ -121,6 +130,8 @@ public static class BurstRunner
             ArrivalP10Ns = burst.ArrivalP10Ns,
             ArrivalP50Ns = burst.ArrivalP50Ns,
             ArrivalP90Ns = burst.ArrivalP90Ns,
+            ArrivedByRelaysDone = arrivedByRelaysDone,
+            AllocationTypes = serverReport.AllocationTypes,
             RelaysDoneNs = serverReport.LastRelayReturned == 0 ? 0 : (long)((serverReport.LastRelayReturned - burst.Start) * (1e9 / System.Diagnostics.Stopwatch.Frequency)),
             ServerCpuMs = serverReport.CpuMs,
             ServerUserCpuMs = serverReport.UserCpuMs,
