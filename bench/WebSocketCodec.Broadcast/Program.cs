@@ -19,10 +19,13 @@ var renderCsv = new Option<FileInfo?>("--render-csv") { Description = "Measure n
 var stalledCounts = new Option<string>("--stalled") { DefaultValueFactory = _ => "0", Description = "Websockets that never read, beside the reading ones, in the same group or member list (filled by the server until not writable before they join; delivery is measured over the reading ones); comma-separated to interleave, e.g. 0,10." };
 var once = new Option<string>("--once") { DefaultValueFactory = _ => "", Description = "Comma-separated variants (of --variants) run in the first repeat only (e.g. the loops, to show a stalled member holds them)." };
 var holdBound = new Option<int>("--hold-bound") { DefaultValueFactory = _ => 10, Description = "Seconds one broadcast may run before the server reports the run as held by a stalled member." };
-var smoke = new Option<bool>("--smoke") { Description = "20 websockets, 64 B, 5 + 20 broadcasts, one run: checks that it all runs." };
+var smoke = new Option<bool>("--smoke") { Description = "20 websockets, 64 B, 5 + 20 broadcasts (with --burst: a burst of 5 each), one run: checks that it all runs." };
+var burstMessages = new Option<int>("--burst") { DefaultValueFactory = _ => 0, Description = "The burst mode: messages each websocket publishes at once, relayed by the server to the whole group (SlowMemberPolicy.Close, the default session options), a chat; group variants only (default: group,group-fastpath). 0: the server broadcasts, the websockets only read." };
+var burstWarmUp = new Option<int>("--burst-warmup") { DefaultValueFactory = _ => 1, Description = "The burst mode: messages each websocket publishes in a warm-up burst before the measured one." };
+var burstTimeout = new Option<int>("--burst-timeout") { DefaultValueFactory = _ => 120, Description = "The burst mode: seconds a burst may take to reach every websocket." };
 var root = new RootCommand("WebSocketCodec broadcast benchmark: one message to many websockets, a WebSocketGroup against loops of per-websocket sends (ours and ASP.NET Core's); server CPU and allocation per broadcast, delivery time to the last websocket.")
 {
-    variants, payloads, webSockets, broadcasts, warmUp, repeat, report, allocationTypes, renderCsv, stalledCounts, once, holdBound, smoke,
+    variants, payloads, webSockets, broadcasts, warmUp, repeat, report, allocationTypes, renderCsv, stalledCounts, once, holdBound, smoke, burstMessages, burstWarmUp, burstTimeout,
 };
 root.SetAction(async (parseResult, cancellation) =>
 {
@@ -39,6 +42,41 @@ root.SetAction(async (parseResult, cancellation) =>
     }
 
     bool isSmoke = parseResult.GetValue(smoke);
+    int burst = parseResult.GetValue(burstMessages);
+    if (burst > 0)
+    {
+        string[] groups = [BroadcastVariants.Group, BroadcastVariants.GroupFastPath];
+        if (parseResult.GetResult(variants) is not { Implicit: false })
+        {
+            chosen = groups;
+        }
+
+        if (chosen.Except(groups).Any() || sizes.Any(s => s < 16) || stalled.Any(k => k > 0) || parseResult.GetValue(burstWarmUp) < 0 || parseResult.GetValue(burstTimeout) < 1)
+        {
+            Console.Error.WriteLine("--burst: --variants of group, group-fastpath (the loops have no burst mode); --payloads at least 16 bytes; no --stalled; --burst-warmup 0 or more; --burst-timeout at least 1 s");
+            return 2;
+        }
+
+        var burstOptions = new BroadcastOptions
+        {
+            Variants = chosen,
+            Payloads = isSmoke ? [64] : sizes,
+            WebSockets = isSmoke ? [20] : counts,
+            Repeat = isSmoke ? 1 : parseResult.GetValue(repeat),
+            Burst = isSmoke ? 5 : burst,
+            BurstWarmUp = parseResult.GetValue(burstWarmUp),
+            BurstTimeout = TimeSpan.FromSeconds(parseResult.GetValue(burstTimeout)),
+            AllocationTypes = parseResult.GetValue(allocationTypes),
+        };
+        string machine = Machine.Describe();
+        Console.WriteLine($"# {machine}");
+        IReadOnlyList<BurstMeasurement> bursts = await BurstRunner.RunAsync(burstOptions, line => Console.WriteLine($"{DateTime.Now:HH:mm:ss} {line}"), cancellation);
+        string burstPrefix = parseResult.GetValue(report)!;
+        await BurstPage.WriteAsync(burstPrefix, bursts, burstOptions, "dotnet run -c Release --project bench/WebSocketCodec.Broadcast -- " + string.Join(' ', args), machine, cancellation);
+        Console.WriteLine($"wrote {burstPrefix}.md and {burstPrefix}.csv");
+        return bursts.All(r => r.IsClean) ? 0 : 1;
+    }
+
     var options = new BroadcastOptions
     {
         Variants = chosen,
@@ -78,11 +116,13 @@ var variant = new Option<string>("--variant") { Required = true };
 var payload = new Option<int>("--payload") { Required = true };
 var sample = new Option<bool>("--allocation-types");
 var holdBoundMs = new Option<int>("--hold-bound-ms") { DefaultValueFactory = _ => 10_000 };
+var relay = new Option<bool>("--relay");
 serve.Options.Add(holdBoundMs);
+serve.Options.Add(relay);
 serve.Options.Add(variant);
 serve.Options.Add(payload);
 serve.Options.Add(sample);
-serve.SetAction((parseResult, _) => BroadcastServer.RunAsync(parseResult.GetValue(variant)!, parseResult.GetValue(payload), parseResult.GetValue(sample), TimeSpan.FromMilliseconds(parseResult.GetValue(holdBoundMs))));
+serve.SetAction((parseResult, _) => BroadcastServer.RunAsync(parseResult.GetValue(variant)!, parseResult.GetValue(payload), parseResult.GetValue(sample), TimeSpan.FromMilliseconds(parseResult.GetValue(holdBoundMs)), parseResult.GetValue(relay)));
 root.Subcommands.Add(serve);
 
 // Client process (internal): see ClientMode.
@@ -92,12 +132,13 @@ var count = new Option<int>("--websockets") { Required = true };
 var total = new Option<int>("--broadcasts") { Required = true };
 var concurrency = new Option<int>("--concurrency") { DefaultValueFactory = _ => 64 };
 var stalledClients = new Option<int>("--stalled") { DefaultValueFactory = _ => 0 };
-foreach (Option option in new Option[] { port, count, total, concurrency, stalledClients })
+var burstPayload = new Option<int>("--burst-payload") { DefaultValueFactory = _ => 0 };
+foreach (Option option in new Option[] { port, count, total, concurrency, stalledClients, burstPayload })
 {
     client.Options.Add(option);
 }
 
-client.SetAction((parseResult, _) => ClientMode.RunAsync(parseResult.GetValue(port), parseResult.GetValue(count), parseResult.GetValue(total), parseResult.GetValue(concurrency), parseResult.GetValue(stalledClients)));
+client.SetAction((parseResult, _) => ClientMode.RunAsync(parseResult.GetValue(port), parseResult.GetValue(count), parseResult.GetValue(total), parseResult.GetValue(concurrency), parseResult.GetValue(stalledClients), parseResult.GetValue(burstPayload)));
 root.Subcommands.Add(client);
 
 return await root.Parse(args).InvokeAsync();

@@ -39,4 +39,15 @@ public sealed record BroadcastOptions
 
     /// <summary>How long one broadcast may take to reach every websocket before the run fails.</summary>
     public TimeSpan DeliveryTimeout { get; init; } = TimeSpan.FromSeconds(30);
+
+    /// <summary>The burst mode (above 0): messages each websocket publishes at once, relayed by the server to the whole
+    /// group (group variants only; see <see cref="BurstRunner"/>). 0: the server broadcasts, the websockets only read.</summary>
+    public int Burst { get; init; }
+
+    /// <summary>The burst mode: messages each websocket publishes in a warm-up burst before the measured one (checked,
+    /// not timed).</summary>
+    public int BurstWarmUp { get; init; } = 1;
+
+    /// <summary>The burst mode: how long a burst may take to reach every websocket before the run fails.</summary>
+    public TimeSpan BurstTimeout { get; init; } = TimeSpan.FromSeconds(120);
 }

@@ -181,7 +181,7 @@ public static class BroadcastRunner
     }
 
     /// <summary>The 1-minute load average (Linux), else 0.</summary>
-    private static double LoadAverage()
+    internal static double LoadAverage()
     {
         try
         {

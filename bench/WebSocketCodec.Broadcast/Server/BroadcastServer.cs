@@ -20,21 +20,29 @@ namespace WebSocketCodec.Broadcast.Server;
 /// the close). Prints <c>port N</c>, then obeys one-byte commands on stdin (read on a thread of its own, without
 /// allocating): <c>b</c> broadcasts the next message (payload: <see cref="Stopwatch.GetTimestamp"/> at the start, 8 bytes,
 /// then the sequence number, 4 bytes, then zeros to the payload size), <c>c</c> prints <c>members N</c>, <c>m</c> marks
-/// the start of the measured window (CPU time, allocated bytes, collections), <c>r</c> prints the window's
+/// the start of the measured window (CPU time, allocated bytes, collections) and prints <c>marked</c>, <c>r</c> prints the window's
 /// <see cref="ServerReport"/> as JSON; the end of stdin stops it. Keep-alive Pings are off in every variant. A
 /// websocket upgraded at <c>/?stalled</c> is filled until it is not writable before it joins (see
 /// <see cref="StalledMembers"/>). A broadcast that has not returned within <paramref name="holdBound"/> (a loop
 /// waiting on a stalled member) marks the run held: later <c>b</c> commands are ignored and the report says after how
-/// many broadcasts it was held.
+/// many broadcasts it was held. With <c>--relay</c> (the burst mode; group variants only) the group closes slow members
+/// (<see cref="SlowMemberPolicy.Close"/>, the session's default water marks, hard limit and slow-consumer timeout) and
+/// every message a member sends goes to the whole group (<see cref="RelayListener"/>); the report counts them.
 /// </summary>
 internal static class BroadcastServer
 {
-    public static async Task<int> RunAsync(string variant, int payloadLength, bool allocationTypes, TimeSpan holdBound)
+    public static async Task<int> RunAsync(string variant, int payloadLength, bool allocationTypes, TimeSpan holdBound, bool relay = false)
     {
         var stalled = new StalledMembers();
+        if (relay && variant is not (BroadcastVariants.Group or BroadcastVariants.GroupFastPath))
+        {
+            throw new ArgumentException($"--relay is for the group variants, not '{variant}'", nameof(variant));
+        }
+
+        var relayed = new RelayCounts();
         IFanOut fanOut = variant switch
         {
-            BroadcastVariants.Group or BroadcastVariants.GroupFastPath => new GroupFanOut(),
+            BroadcastVariants.Group or BroadcastVariants.GroupFastPath => new GroupFanOut(relay ? SlowMemberPolicy.Close : SlowMemberPolicy.Skip),
             BroadcastVariants.SenderLoop => new SenderLoopFanOut(),
             BroadcastVariants.AspNetLoop => new AspNetLoopFanOut(),
             _ => throw new ArgumentException($"unknown variant '{variant}'", nameof(variant)),
@@ -49,8 +57,9 @@ internal static class BroadcastServer
             {
                 if (variant == BroadcastVariants.GroupFastPath)
                 {
-                    WebSocketGroup group = ((GroupFanOut)fanOut).Group;
-                    listen.UseWebSockets((accepted, connection) => HoldAsync(connection, group.Add, c => group.Remove(c), StalledMembers.IsStalled(accepted.Target) ? stalled : null, CancellationToken.None), configure: Accept);
+                    var groupFanOut = (GroupFanOut)fanOut;
+                    WebSocketGroup group = groupFanOut.Group;
+                    listen.UseWebSockets((accepted, connection) => HoldAsync(connection, group.Add, c => group.Remove(c), StalledMembers.IsStalled(accepted.Target) ? stalled : null, Listener(groupFanOut, relay, relayed), CancellationToken.None), configure: Accept);
                 }
             });
         });
@@ -60,10 +69,10 @@ internal static class BroadcastServer
             case GroupFanOut when variant == BroadcastVariants.GroupFastPath:
                 break;
             case GroupFanOut group:
-                app.MapWebSocket("/", (HttpContext context, WebSocketConnection connection) => HoldAsync(connection, group.Group.Add, c => group.Group.Remove(c), Stalled(context, stalled), context.RequestAborted), Accept);
+                app.MapWebSocket("/", (HttpContext context, WebSocketConnection connection) => HoldAsync(connection, group.Group.Add, c => group.Group.Remove(c), Stalled(context, stalled), Listener(group, relay, relayed), context.RequestAborted), Accept);
                 break;
             case SenderLoopFanOut loop:
-                app.MapWebSocket("/", (HttpContext context, WebSocketConnection connection) => HoldAsync(connection, c => { loop.Members.Add(c); return true; }, loop.Members.Remove, Stalled(context, stalled), context.RequestAborted), Accept);
+                app.MapWebSocket("/", (HttpContext context, WebSocketConnection connection) => HoldAsync(connection, c => { loop.Members.Add(c); return true; }, loop.Members.Remove, Stalled(context, stalled), new IdleListener(), context.RequestAborted), Accept);
                 break;
             case AspNetLoopFanOut loop:
                 app.UseWebSockets(new WebSocketOptions { KeepAliveInterval = TimeSpan.Zero });
@@ -76,7 +85,7 @@ internal static class BroadcastServer
         Console.Out.WriteLine($"port {port}");
         Console.Out.Flush();
 
-        var commands = new Thread(() => Obey(fanOut, payloadLength, allocationTypes ? new AllocationTypes() : null, stalled, holdBound)) { IsBackground = true, Name = "broadcast commands" };
+        var commands = new Thread(() => Obey(fanOut, payloadLength, allocationTypes ? new AllocationTypes() : null, stalled, holdBound, relayed)) { IsBackground = true, Name = "broadcast commands" };
         commands.Start();
         await Task.Run(commands.Join);
         using var stopping = new CancellationTokenSource(TimeSpan.FromSeconds(10));
@@ -90,21 +99,24 @@ internal static class BroadcastServer
         accept.Session = WebSocketSessionOptions.Default with { KeepAliveInterval = TimeSpan.Zero };
     }
 
+    private static IWebSocketFrameListener Listener(GroupFanOut group, bool relay, RelayCounts counts) =>
+        relay ? new RelayListener(group, counts) : new IdleListener();
+
     private static StalledMembers? Stalled(HttpContext context, StalledMembers stalled) =>
         StalledMembers.IsStalled(context.Request.QueryString.Value) ? stalled : null;
 
     private static async Task HoldAsync(
-        WebSocketConnection connection, Func<WebSocketConnection, bool> join, Action<WebSocketConnection> leave, StalledMembers? stalled, CancellationToken aborted)
+        WebSocketConnection connection, Func<WebSocketConnection, bool> join, Action<WebSocketConnection> leave, StalledMembers? stalled, IWebSocketFrameListener listener, CancellationToken aborted)
     {
         Task running;
         if (stalled is null)
         {
             join(connection);
-            running = connection.RunAsync(new IdleListener(), aborted);
+            running = connection.RunAsync(listener, aborted);
         }
         else
         {
-            running = connection.RunAsync(new IdleListener(), aborted); // running, so its flushes complete while it is filled
+            running = connection.RunAsync(listener, aborted); // running, so its flushes complete while it is filled
             await stalled.FillAsync(connection);
             join(connection);
             stalled.Joined();
@@ -162,14 +174,14 @@ internal static class BroadcastServer
     }
 
     /// <summary>The command loop (its own thread): a broadcast runs here, and a loop variant's awaits block it.</summary>
-    private static void Obey(IFanOut fanOut, int payloadLength, AllocationTypes? sampler, StalledMembers stalled, TimeSpan holdBound)
+    private static void Obey(IFanOut fanOut, int payloadLength, AllocationTypes? sampler, StalledMembers stalled, TimeSpan holdBound, RelayCounts relayed)
     {
         using Stream input = Console.OpenStandardInput();
         byte[] commands = new byte[64];
         byte[] payload = new byte[payloadLength];
         int sequence = 0, broadcasts = 0, completed = 0;
         int? heldAfter = null;
-        long skipped = 0;
+        long skipped = 0, closed = 0, relayedAtMark = 0;
         string? error = null;
         TimeSpan cpu = default, user = default;
         long allocated = 0;
@@ -226,8 +238,12 @@ internal static class BroadcastServer
 
                         broadcasts = 0;
                         skipped = fanOut.Skipped;
+                        closed = fanOut.Closed;
+                        relayedAtMark = Interlocked.Read(ref relayed.Relayed);
                         sampler?.Reset();
                         allocated = GC.GetTotalAllocatedBytes(precise: true);
+                        Console.Out.WriteLine("marked"); // the burst mode waits for it (its messages come from the clients, not this stdin)
+                        Console.Out.Flush();
                         break;
                     case 'r':
                         long allocatedNow = GC.GetTotalAllocatedBytes(precise: true);
@@ -244,6 +260,12 @@ internal static class BroadcastServer
                             Error = error,
                             HeldAfter = heldAfter,
                             Skipped = fanOut.Skipped - skipped,
+                            Closed = fanOut.Closed - closed,
+                            ClosedInAll = fanOut.Closed,
+                            Relayed = Interlocked.Read(ref relayed.Relayed) - relayedAtMark,
+                            Fragments = Interlocked.Read(ref relayed.Fragments),
+                            SlowEnded = Volatile.Read(ref relayed.SlowEnded),
+                            LastRelayReturned = Interlocked.Read(ref relayed.LastReturned),
                             StalledMembers = stalled.Members,
                             StalledNotFilled = stalled.NotFilled,
                         };

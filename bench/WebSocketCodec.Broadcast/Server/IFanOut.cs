@@ -11,4 +11,7 @@ internal interface IFanOut
 
     /// <summary>Recipients skipped so far (a group's <see cref="SlowMemberPolicy.Skip"/>; a loop skips none).</summary>
     long Skipped => 0;
+
+    /// <summary>Members closed so far (a group's <see cref="SlowMemberPolicy.Close"/>; a loop closes none).</summary>
+    long Closed => 0;
 }

@@ -39,4 +39,23 @@ public sealed record ServerReport
 
     /// <summary>Stalled websockets that stayed writable through the filling (not stalled by the time they joined).</summary>
     public int StalledNotFilled { get; init; }
+
+    /// <summary>Members the group closed in the window (<see cref="SlowMemberPolicy.Close"/>, the burst mode).</summary>
+    public long Closed { get; init; }
+
+    /// <summary>Members the group closed since the server started (warm-up included).</summary>
+    public long ClosedInAll { get; init; }
+
+    /// <summary>Burst mode: messages the members sent that the server relayed to the group in the window.</summary>
+    public long Relayed { get; init; }
+
+    /// <summary>Burst mode: frames not relayed (fragments; the tool's client sends whole messages), since the start.</summary>
+    public long Fragments { get; init; }
+
+    /// <summary>Burst mode: websockets that ended with our 1008 (slow consumer), since the start.</summary>
+    public int SlowEnded { get; init; }
+
+    /// <summary>Burst mode: when (<see cref="System.Diagnostics.Stopwatch"/>, comparable with the client's stamps) the
+    /// latest relay's broadcast returned: every message was in every member's output or queue by then.</summary>
+    public long LastRelayReturned { get; init; }
 }
