@@ -1,7 +1,7 @@
 namespace WebSocketCodec;
 
 /// <summary>What a broadcast does for a member whose outbound bytes are above its high water mark (the peer reads
-/// slower than the group sends). Either way the others are not held up.</summary>
+/// slower than the group sends, for now or for good). Either way the others are not held up.</summary>
 public enum SlowMemberPolicy
 {
     /// <summary>The member misses this message (counted as skipped) and stays in the group; its slow-consumer timeout
@@ -9,7 +9,12 @@ public enum SlowMemberPolicy
     /// where the next message supersedes the last (prices, positions).</summary>
     Skip,
 
-    /// <summary>The member is closed at once with 1008 (Policy Violation, "slow consumer") and leaves the group, so
-    /// every member left has had every message, in order. For conversations (chat) where a gap would mislead.</summary>
+    /// <summary>The member gets every message, in order: above its high water mark the group's messages queue for it
+    /// (shared, not copied) and go into its output as its peer takes bytes. It is closed with 1008 (Policy Violation,
+    /// "slow consumer") and leaves the group only when its peer took none of its bytes for
+    /// <see cref="WebSocketSessionOptions.SlowConsumerTimeout"/>, or it fell further behind than
+    /// <see cref="WebSocketSessionOptions.OutboundHardLimit"/> (then at once). So every member left has had every
+    /// message, and a burst that a healthy reader drains closes nobody. For conversations (chat) where a gap would
+    /// mislead.</summary>
     Close,
 }
