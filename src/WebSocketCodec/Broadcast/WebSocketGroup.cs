@@ -8,8 +8,7 @@ namespace WebSocketCodec;
 /// <see cref="Broadcast(WebSocketOpcode, ReadOnlySpan{byte})"/> encodes the message once into pooled memory and hands
 /// the same bytes to every member's output, never waiting on any: a member's own thread takes them when its output is
 /// busy, and a member above its high water mark is skipped or has them queued until it is found slow
-/// (<see cref="SlowMemberPolicy"/>), instead of
-/// holding up the others. Broadcasts of one group are serialized, so every member gets them in the same order.
+/// (<see cref="SlowMemberPolicy"/>), instead of holding up the others. Broadcasts of one group are serialized, so every member gets them in the same order.
 /// Thread-safe: members may join and leave while a broadcast runs (one removed meanwhile may still get that
 /// broadcast, one added meanwhile may not); members that can no longer send are dropped at the next broadcast.
 /// Members may be websockets of different hosts and protocols (Kestrel HTTP/1.1 and HTTP/2, SpanNetty).
