@@ -9,7 +9,8 @@ using WebSocketCodec.Testing;
 namespace WebSocketCodec.SpanNetty.Tests.Broadcast;
 
 /// <summary>SpanNetty websockets in a group, read by .NET's <see cref="ClientWebSocket"/>: listeners broadcasting from
-/// two event loops reach every member in one order, and a peer that never reads is closed while the others carry on.
+/// two event loops reach every member in one order, a burst far past the high water mark closes nobody, and a peer that
+/// never reads is closed while the others carry on.
 /// Buffers are checked by SpanNetty's leak detector (paranoid) and a counting pool.</summary>
 public sealed class ChannelGroupTests : LeakCheckedTests
 {
@@ -83,6 +84,43 @@ public sealed class ChannelGroupTests : LeakCheckedTests
         await Eventually.True(() => ended.Count == Members);
         Assert.All(ended, info => Assert.True(info.IsClean, info.ToString()));
         Assert.Equal(0, group.Count);
+        await Eventually.True(() => pool.Outstanding == 0);
+    }
+
+    [Fact]
+    public async Task ABurstFarPastTheHighWaterMarkReachesAReaderThatStartsLateAndClosesNobody()
+    {
+        // 2,000 messages of 256 B at once from the test's thread (off the event loop, so they queue): 520 KB, eight
+        // times the 64 KiB high water mark. The reader starts only after the burst; the rule before this one closed it
+        // at the first frame past the mark.
+        const int Messages = 2_000;
+        var pool = new CountingPool();
+        var group = new WebSocketGroup(SlowMemberPolicy.Close, pool);
+        var ended = new ConcurrentQueue<WebSocketCloseInfo>();
+        await using CallbacksServer server = await CallbacksServer.StartAsync(sender =>
+        {
+            group.Add(sender);
+            return new Relay(sender, group, ended);
+        }, WebSocketSessionOptions.Default);
+        using var client = new ClientWebSocket();
+        await client.ConnectAsync(server.Url, RawHttp.Timeout());
+        await Eventually.True(() => group.Count == 1);
+
+        byte[] payload = new byte[256];
+        int closed = 0;
+        for (int i = 0; i < Messages; i++)
+        {
+            BinaryPrimitives.WriteInt32BigEndian(payload, i);
+            closed += group.Broadcast(WebSocketOpcode.Binary, payload).Closed;
+        }
+
+        Assert.Equal(0, closed);
+        List<byte[]> received = await ReceivedMessages.ReceiveAsync(client, Messages).WaitAsync(TimeSpan.FromSeconds(60));
+        Assert.Equal(Enumerable.Range(0, Messages), received.Select(m => BinaryPrimitives.ReadInt32BigEndian(m)));
+        Assert.Equal(1, group.Count);
+        await client.CloseAsync(WebSocketCloseStatus.NormalClosure, null, RawHttp.Timeout());
+        await Eventually.True(() => ended.Count == 1);
+        Assert.True(Assert.Single(ended).IsClean);
         await Eventually.True(() => pool.Outstanding == 0);
     }
 
