@@ -33,6 +33,14 @@ public sealed class ChannelGroupTests : LeakCheckedTests
         }
     }
 
+    /// <summary>A server whose every websocket joins <paramref name="group"/> and relays what it reads to it.</summary>
+    private static Task<CallbacksServer> StartJoiningAsync(WebSocketGroup group, ConcurrentQueue<WebSocketCloseInfo> ended) =>
+        CallbacksServer.StartAsync(sender =>
+        {
+            group.Add(sender);
+            return new Relay(sender, group, ended);
+        }, WebSocketSessionOptions.Default);
+
     [Fact]
     public async Task ListenersOnTwoEventLoopsBroadcastToEveryMemberInOneOrder()
     {
@@ -40,11 +48,7 @@ public sealed class ChannelGroupTests : LeakCheckedTests
         var pool = new CountingPool();
         var group = new WebSocketGroup(SlowMemberPolicy.Close, pool);
         var ended = new ConcurrentQueue<WebSocketCloseInfo>();
-        await using CallbacksServer server = await CallbacksServer.StartAsync(sender =>
-        {
-            group.Add(sender);
-            return new Relay(sender, group, ended);
-        }, WebSocketSessionOptions.Default);
+        await using CallbacksServer server = await StartJoiningAsync(group, ended);
 
         var clients = new List<ClientWebSocket>();
         for (int i = 0; i < Members; i++)
@@ -97,11 +101,7 @@ public sealed class ChannelGroupTests : LeakCheckedTests
         var pool = new CountingPool();
         var group = new WebSocketGroup(SlowMemberPolicy.Close, pool);
         var ended = new ConcurrentQueue<WebSocketCloseInfo>();
-        await using CallbacksServer server = await CallbacksServer.StartAsync(sender =>
-        {
-            group.Add(sender);
-            return new Relay(sender, group, ended);
-        }, WebSocketSessionOptions.Default);
+        await using CallbacksServer server = await StartJoiningAsync(group, ended);
         using var client = new ClientWebSocket();
         await client.ConnectAsync(server.Url, RawHttp.Timeout());
         await Eventually.True(() => group.Count == 1);
