@@ -93,8 +93,9 @@ public sealed partial class WebSocketConnection
                     WebSocketTelemetry.Violations.Add(1, new KeyValuePair<string, object?>("websocket.violation", _session.Violation.ToString()));
                 }
 
-                // On a transport that can end one direction (HTTP/2): Close, then END_STREAM at once, while the session
-                // drains the peer's side; over TCP the output ends with the connection.
+                // The connection is failed (RFC 6455 §7.1.7): on a transport that can end one direction, Close, then
+                // at once FIN (a TCP half-close) or END_STREAM, while the session discards the peer's side until its
+                // end; a transport that cannot ends its output with the connection.
                 if (_transport is IHalfClosingDuplexPipe { CanHalfClose: true })
                 {
                     _ = EndOutputAsync(halfCloseOnly: true);
@@ -124,7 +125,7 @@ public sealed partial class WebSocketConnection
 
             if (_session.IsDraining)
             {
-                continue; // nothing is delivered while draining: no read-complete callback
+                continue; // nothing is delivered after a failure: no read-complete callback
             }
 
             try
@@ -203,7 +204,7 @@ public sealed partial class WebSocketConnection
             }
             catch (Exception error)
             {
-                // The application failed: 1011, then the drain goes on from the frame after the one it was given.
+                // The application failed: 1011, and the connection is failed as for a violation (nothing more parsed).
                 _error ??= error;
                 used = _session.OnHandlerFailed();
                 status = OperationStatus.InvalidData;

@@ -14,9 +14,11 @@ namespace WebSocketCodec.Pipelines;
 /// network, the read loop never waits on a flush, and the timers (idle, keep-alive, close, slow consumer) always fire.
 /// Outbound bytes waiting for the transport count against high and low water marks (<see cref="IsWritable"/>): above
 /// the high mark <c>SendAsync</c> waits and <see cref="WebSocketFrameSender.TrySend"/> returns false; a listener that
-/// answers what it reads pauses the loop while its output waits for the transport. A protocol violation ends in one Close with its status, then the input is drained frame by frame (bounded
-/// in bytes and time) until the peer's Close or FIN, and only then is the transport closed, so a reset never erases
-/// our Close.
+/// answers what it reads pauses the loop while its output waits for the transport. A protocol violation (or a failed
+/// listener) fails the connection: one Close with its status, then at once the end of our output on a transport that
+/// can end one direction (<see cref="IHalfClosingDuplexPipe"/>: TCP FIN, END_STREAM), then the input discarded unparsed
+/// (bounded in bytes and time) until the peer's FIN or END_STREAM, and only then is the transport closed, so a reset
+/// never erases our Close.
 /// </summary>
 public sealed partial class WebSocketConnection : IDisposable, IAsyncDisposable, IWebSocketGroupMember
 {
