@@ -192,6 +192,12 @@ public sealed partial class WebSocketConnection : IDisposable, IAsyncDisposable,
             ArmTimer();
             await ReadLoopAsync(listener).ConfigureAwait(false);
         }
+        catch (Exception error) when (_session.IsDraining)
+        {
+            // The connection was failed and our output ended: the drain waits only for the transport's end, and a reset
+            // (or the abort a host makes of the peer's FIN) is that end, not a new failure.
+            _ = error;
+        }
         catch (Exception error)
         {
             // A transport error, or the one an abort provokes: either way the websocket ends here and reports it.
@@ -210,12 +216,15 @@ public sealed partial class WebSocketConnection : IDisposable, IAsyncDisposable,
             WebSocketTelemetry.ActiveConnections.Add(-1);
         }
 
-        if (_aborted && _error is null && _session.ReceivedCloseStatus is null)
+        // An abort after the connection was failed (Kestrel aborts a request when the peer's FIN ends the connection's
+        // input) ends the drain as the transport's end does: the violation or the failed listener stays the cause.
+        bool aborted = _aborted && !_session.IsDraining;
+        if (aborted && _error is null && _session.ReceivedCloseStatus is null)
         {
             _error = new OperationCanceledException("The websocket was aborted.");
         }
 
-        var info = WebSocketCloseInfo.From(_session, _closeTimedOut, _slowConsumer, _aborted, _error);
+        var info = WebSocketCloseInfo.From(_session, _closeTimedOut, _slowConsumer, aborted, _error);
         Report(info, activity);
         try
         {
