@@ -93,13 +93,10 @@ public sealed partial class WebSocketConnection
                     WebSocketTelemetry.Violations.Add(1, new KeyValuePair<string, object?>("websocket.violation", _session.Violation.ToString()));
                 }
 
-                // The connection is failed (RFC 6455 §7.1.7): on a transport that can end one direction, Close, then
-                // at once FIN (a TCP half-close) or END_STREAM, while the session discards the peer's side until its
-                // end; a transport that cannot ends its output with the connection.
-                if (_transport is IHalfClosingDuplexPipe { CanHalfClose: true })
-                {
-                    _ = EndOutputAsync(halfCloseOnly: true);
-                }
+                // The connection is failed (RFC 6455 §7.1.7): Close, then at once the end of our output (a TCP
+                // half-close, END_STREAM, a plain pipe's completed writer), while the session discards the peer's side
+                // until its end; a transport that says it cannot half-close ends its output with the connection.
+                _ = EndOutputAsync(halfCloseOnly: true);
             }
 
             if (_session.State == WebSocketSessionState.Closed)

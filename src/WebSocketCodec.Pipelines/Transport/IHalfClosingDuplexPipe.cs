@@ -6,9 +6,11 @@ namespace WebSocketCodec.Pipelines;
 /// A transport that may be able to end our direction alone while the peer's stays readable, in order: a TCP
 /// half-close (FIN), an HTTP/2 or HTTP/3 stream's END_STREAM. A websocket that fails the connection (a protocol
 /// violation, a failed listener) ends its output right after the Close that reports it and discards the peer's side
-/// until its end (bounded in bytes and time); on other transports the output ends with the connection, after the close
-/// timeout at worst. Completing <see cref="IDuplexPipe.Output"/> itself does not end the direction: whoever owns the
-/// transport decides, at the end, between an orderly end and a reset.
+/// until its end (bounded in bytes and time); on a transport that cannot (<see cref="CanHalfClose"/> false) the output
+/// ends with the connection, after the close timeout at worst. A plain <see cref="IDuplexPipe"/> (not this interface)
+/// has its writer completed there: that is a pipe's own end of one direction. Completing <see cref="IDuplexPipe.Output"/>
+/// of this interface's transports does not end the direction: whoever owns the transport decides, at the end, between
+/// an orderly end and a reset.
 /// </summary>
 public interface IHalfClosingDuplexPipe : IDuplexPipe
 {
