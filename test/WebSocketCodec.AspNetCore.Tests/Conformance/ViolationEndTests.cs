@@ -72,7 +72,7 @@ public abstract class ViolationEndTests(ITestOutputHelper output)
         Assert.True(after is null, $"a {after?.Opcode} frame came after the server's Close"); // exactly one Close, then the end
         TimeSpan fin = Stopwatch.GetElapsedTime(closeAt, finAt);
 
-        await socket.EndOutputAsync();
+        await socket.EndOutputAsync(); // fails if the server closed (or reset) before: it must wait for this
         long peerEndedAt = Stopwatch.GetTimestamp();
         long serverEndedAt = await serverEnded.WaitAsync(bound.Token);
         TimeSpan full = Stopwatch.GetElapsedTime(closeAt, serverEndedAt);
