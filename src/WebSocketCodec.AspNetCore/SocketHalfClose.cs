@@ -1,5 +1,6 @@
 using System.IO.Pipelines;
 using System.Net.Sockets;
+using System.Runtime.CompilerServices;
 using Microsoft.AspNetCore.Connections;
 using Microsoft.AspNetCore.Connections.Features;
 using Microsoft.AspNetCore.Http.Features;
@@ -16,15 +17,20 @@ namespace WebSocketCodec.AspNetCore;
 /// (<see cref="IConnectionSocketFeature"/>) is shut down, once the Close is on the wire.
 /// </summary>
 /// <remarks>When our output is idle, our bytes are in Kestrel's transport pipe (under TLS: in its TLS pipe), not yet
-/// necessarily written to the socket by Kestrel's send loop, and Kestrel tells nobody when they are: shutting the socket
-/// down before that send would lose them. The send loop runs on the thread pool as soon as a flush wakes it (under TLS
-/// after one more hop through the TLS stream) and writes everything it holds in one call; <see cref="Settle"/> leaves it
-/// that long, a margin of orders of magnitude over the microseconds it takes on an idle or a loaded machine, and is a
-/// bounded part of the gap between our Close and the FIN (measured in the violation tests).</remarks>
+/// necessarily written to the socket, and Kestrel tells nobody when they are: shutting the socket down before that send
+/// would lose them. Every step between (Kestrel's send loop on its I/O queue; under TLS first the copy into the TLS
+/// stream) is thread-pool work queued, in order, when our flush wakes it, and each writes everything it holds at once.
+/// So the shutdown waits for the thread pool to take, in turn, <see cref="PoolHops"/> items queued behind that work
+/// (the global queue is first in, first out: a busy or starved pool delays them alike), then <see cref="Settle"/> for
+/// the last step's send call to return. This bounds the wait by the pool's progress rather than by a guess of time;
+/// it is not a proof (Kestrel exposes no "sent" signal), and the violation tests measure the gap it costs.</remarks>
 internal static class SocketHalfClose
 {
-    /// <summary>How long Kestrel's send loop is left to write what it holds before the send side is shut down.</summary>
-    public static readonly TimeSpan Settle = TimeSpan.FromMilliseconds(10);
+    /// <summary>Thread-pool turns to wait (the TLS copy, the send loop, and one more).</summary>
+    public const int PoolHops = 4;
+
+    /// <summary>The time the last step is left for its send call after the turns.</summary>
+    public static readonly TimeSpan Settle = TimeSpan.FromMilliseconds(2);
 
     /// <summary>The half-close of the connection whose features these are, or null when it has no socket (another
     /// transport, a test server): a transport without it waits for the peer's end or the close timeout.</summary>
@@ -33,6 +39,11 @@ internal static class SocketHalfClose
 
     private static async ValueTask ShutdownSendAsync(Socket socket)
     {
+        for (int hop = 0; hop < PoolHops; hop++)
+        {
+            await default(GlobalQueueHop);
+        }
+
         await Task.Delay(Settle).ConfigureAwait(false);
         try
         {
@@ -42,6 +53,24 @@ internal static class SocketHalfClose
         {
             // The connection is gone already: nothing left to end.
         }
+    }
+
+    /// <summary>Continues on the thread pool's global queue, behind every item queued there before.</summary>
+    private readonly struct GlobalQueueHop : ICriticalNotifyCompletion
+    {
+        public bool IsCompleted => false;
+
+        public GlobalQueueHop GetAwaiter() => this;
+
+        public void GetResult()
+        {
+        }
+
+        public void OnCompleted(Action continuation) =>
+            ThreadPool.QueueUserWorkItem(static next => next(), continuation, preferLocal: false);
+
+        public void UnsafeOnCompleted(Action continuation) =>
+            ThreadPool.UnsafeQueueUserWorkItem(static next => next(), continuation, preferLocal: false);
     }
 
     /// <summary>A Kestrel connection's own pipes (the fast path) as a transport that half-closes through the socket:
