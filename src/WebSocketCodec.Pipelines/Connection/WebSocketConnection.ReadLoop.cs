@@ -84,6 +84,11 @@ public sealed partial class WebSocketConnection
                 _output.ReportWritability(false);
             }
 
+            if (status == OperationStatus.InvalidData && _session.IsDraining && _transport is IHalfClosingDuplexPipe { CanHalfClose: true } ending)
+            {
+                ending.OnOutputEnding(_output.Unflushed); // the flush below carries the Close, the last of our output
+            }
+
             _output.Flush(); // never waits: the loop does not wait on the network
 
             if (status == OperationStatus.InvalidData)

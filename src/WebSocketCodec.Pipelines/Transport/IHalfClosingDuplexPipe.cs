@@ -23,4 +23,13 @@ public interface IHalfClosingDuplexPipe : IDuplexPipe
     /// to its owner where completing it would end both directions (a Kestrel connection's own pipes).</summary>
     /// <returns>Completes when the direction has ended.</returns>
     ValueTask CloseOutputAsync();
+
+    /// <summary>Called right before the flush that carries the last bytes of our direction (the Close of a failed
+    /// connection), with how many bytes that flush and any still under way carry, and before
+    /// <see cref="CloseOutputAsync"/>: a transport that cannot see when its writes reach the network may take its
+    /// bearings here. Does nothing by default.</summary>
+    /// <param name="bytes">The bytes appended and not yet taken by the transport.</param>
+    void OnOutputEnding(long bytes)
+    {
+    }
 }
