@@ -49,6 +49,11 @@ internal sealed partial class WebSocketEndpointHandler(
         IDuplexPipe transport = multiplexed
             ? new StreamTransport(stream, leaveOpen: true, bufferSize: 32 * 1024, zeroByteReads: true, () => new ValueTask(response.CompleteAsync()), writesFlush: true)
             : new StreamTransport(stream, leaveOpen: true, bufferSize: 16 * 1024, zeroByteReads: true, endOutput: null, writesFlush: true);
+        if (!multiplexed && SocketHalfClose.For(context.Features) is { } halfClose)
+        {
+            // After a violation: our Close, then FIN through the connection's socket while the input drains.
+            transport = new SocketHalfClose.UpgradedTransport((StreamTransport)transport, halfClose);
+        }
         using var connection = new WebSocketConnection(transport, WebSocketRole.Server, options.Session, subprotocol)
         {
             TransportAbort = context.Abort, // a peer that stopped reading: the connection (HTTP/1.1) or RST_STREAM (HTTP/2)

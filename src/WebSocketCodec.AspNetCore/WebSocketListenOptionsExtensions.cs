@@ -46,7 +46,8 @@ public static class WebSocketListenOptionsExtensions
                     return;
                 }
 
-                using var websocket = new WebSocketConnection(connection.Transport, WebSocketRole.Server, options.Session, result.Subprotocol)
+                // After a violation: our Close, then FIN through the socket while the input drains (see SocketHalfClose).
+                using var websocket = new WebSocketConnection(new SocketHalfClose.ConnectionTransport(connection), WebSocketRole.Server, options.Session, result.Subprotocol)
                 {
                     TransportAbort = connection.Abort, // a peer that stopped reading is cut off
                 };

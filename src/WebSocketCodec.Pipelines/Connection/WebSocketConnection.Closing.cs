@@ -81,12 +81,13 @@ public sealed partial class WebSocketConnection
     /// <summary>Ends our direction of the transport once: flushes what was appended (our Close included) within the
     /// close timeout, or not at all when the websocket was given up (aborted, keep-alive or close timeout, slow
     /// consumer), cancelling a stuck flush and tearing the transport down (<see cref="TransportAbort"/>); then
-    /// half-closes the transport when it can (<see cref="IHalfClosingDuplexPipe"/>, an HTTP/2 stream's END_STREAM) or
-    /// completes its writer. With <paramref name="halfCloseOnly"/>, a transport that cannot half-close is left as it is.
+    /// half-closes the transport when it can (<see cref="IHalfClosingDuplexPipe"/>: a TCP FIN, an HTTP/2 stream's
+    /// END_STREAM) or completes its writer (a plain <see cref="IDuplexPipe"/>: completing the writer is its end of our
+    /// direction). With <paramref name="halfCloseOnly"/>, a transport that says it cannot half-close is left as it is.
     /// </summary>
     private Task EndOutputAsync(bool halfCloseOnly)
     {
-        if (halfCloseOnly && _transport is not IHalfClosingDuplexPipe { CanHalfClose: true })
+        if (halfCloseOnly && _transport is IHalfClosingDuplexPipe { CanHalfClose: false })
         {
             return Task.CompletedTask;
         }

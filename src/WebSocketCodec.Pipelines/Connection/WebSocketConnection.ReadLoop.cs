@@ -84,6 +84,11 @@ public sealed partial class WebSocketConnection
                 _output.ReportWritability(false);
             }
 
+            if (status == OperationStatus.InvalidData && _session.IsDraining && _transport is IHalfClosingDuplexPipe { CanHalfClose: true } ending)
+            {
+                ending.OnOutputEnding(_output.Unflushed); // the flush below carries the Close, the last of our output
+            }
+
             _output.Flush(); // never waits: the loop does not wait on the network
 
             if (status == OperationStatus.InvalidData)
@@ -93,12 +98,10 @@ public sealed partial class WebSocketConnection
                     WebSocketTelemetry.Violations.Add(1, new KeyValuePair<string, object?>("websocket.violation", _session.Violation.ToString()));
                 }
 
-                // On a transport that can end one direction (HTTP/2): Close, then END_STREAM at once, while the session
-                // drains the peer's side; over TCP the output ends with the connection.
-                if (_transport is IHalfClosingDuplexPipe { CanHalfClose: true })
-                {
-                    _ = EndOutputAsync(halfCloseOnly: true);
-                }
+                // The connection is failed (RFC 6455 §7.1.7): Close, then at once the end of our output (a TCP
+                // half-close, END_STREAM, a plain pipe's completed writer), while the session discards the peer's side
+                // until its end; a transport that says it cannot half-close ends its output with the connection.
+                _ = EndOutputAsync(halfCloseOnly: true);
             }
 
             if (_session.State == WebSocketSessionState.Closed)
@@ -124,7 +127,7 @@ public sealed partial class WebSocketConnection
 
             if (_session.IsDraining)
             {
-                continue; // nothing is delivered while draining: no read-complete callback
+                continue; // nothing is delivered after a failure: no read-complete callback
             }
 
             try
@@ -202,7 +205,7 @@ public sealed partial class WebSocketConnection
             }
             catch (Exception error)
             {
-                // The application failed: 1011, then the drain goes on from the frame after the one it was given.
+                // The application failed: 1011, and the connection is failed as for a violation (nothing more parsed).
                 _error ??= error;
                 used = _session.OnHandlerFailed();
                 status = OperationStatus.InvalidData;

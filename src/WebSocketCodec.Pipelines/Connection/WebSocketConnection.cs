@@ -14,9 +14,11 @@ namespace WebSocketCodec.Pipelines;
 /// network, the read loop never waits on a flush, and the timers (idle, keep-alive, close, slow consumer) always fire.
 /// Outbound bytes waiting for the transport count against high and low water marks (<see cref="IsWritable"/>): above
 /// the high mark <c>SendAsync</c> waits and <see cref="WebSocketFrameSender.TrySend"/> returns false; a listener that
-/// answers what it reads pauses the loop while its output waits for the transport. A protocol violation ends in one Close with its status, then the input is drained frame by frame (bounded
-/// in bytes and time) until the peer's Close or FIN, and only then is the transport closed, so a reset never erases
-/// our Close.
+/// answers what it reads pauses the loop while its output waits for the transport. A protocol violation (or a failed
+/// listener) fails the connection: one Close with its status, then at once the end of our output on a transport that
+/// can end one direction (<see cref="IHalfClosingDuplexPipe"/>: TCP FIN, END_STREAM), then the input discarded unparsed
+/// (bounded in bytes and time) until the peer's FIN or END_STREAM, and only then is the transport closed, so a reset
+/// never erases our Close.
 /// </summary>
 public sealed partial class WebSocketConnection : IDisposable, IAsyncDisposable, IWebSocketGroupMember
 {
@@ -190,6 +192,12 @@ public sealed partial class WebSocketConnection : IDisposable, IAsyncDisposable,
             ArmTimer();
             await ReadLoopAsync(listener).ConfigureAwait(false);
         }
+        catch (Exception error) when (_session.IsDraining)
+        {
+            // The connection was failed and our output ended: the drain waits only for the transport's end, and a reset
+            // (or the abort a host makes of the peer's FIN) is that end, not a new failure.
+            _ = error;
+        }
         catch (Exception error)
         {
             // A transport error, or the one an abort provokes: either way the websocket ends here and reports it.
@@ -208,12 +216,15 @@ public sealed partial class WebSocketConnection : IDisposable, IAsyncDisposable,
             WebSocketTelemetry.ActiveConnections.Add(-1);
         }
 
-        if (_aborted && _error is null && _session.ReceivedCloseStatus is null)
+        // An abort after the connection was failed (Kestrel aborts a request when the peer's FIN ends the connection's
+        // input) ends the drain as the transport's end does: the violation or the failed listener stays the cause.
+        bool aborted = _aborted && !_session.IsDraining;
+        if (aborted && _error is null && _session.ReceivedCloseStatus is null)
         {
             _error = new OperationCanceledException("The websocket was aborted.");
         }
 
-        var info = WebSocketCloseInfo.From(_session, _closeTimedOut, _slowConsumer, _aborted, _error);
+        var info = WebSocketCloseInfo.From(_session, _closeTimedOut, _slowConsumer, aborted, _error);
         Report(info, activity);
         try
         {

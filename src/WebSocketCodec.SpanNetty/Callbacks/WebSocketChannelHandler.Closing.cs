@@ -7,16 +7,64 @@ using DotNetty.Transport.Channels;
 
 namespace WebSocketCodec.SpanNetty;
 
-// Closing: the close handshake, the bounded drain after a violation, the session's timers, and reporting the end.
+// Closing: the close handshake, the end of our output and the bounded drain after a violation, the session's timers,
+// and reporting the end.
 public sealed partial class WebSocketChannelHandler
 {
     private IScheduledTask? _timer;
     private bool _closing;
+    private bool _outputEnded;
     private bool _finished;
     private bool _closeTimedOut;
     private bool _slowConsumer;
     private SlowConsumerWatch _slowWatch;
     private Exception? _error;
+
+    /// <summary>
+    /// The connection was failed (a violation, a failed callback; RFC 6455 §7.1.7): ends our output right behind the
+    /// Close while the input is still read (and discarded) until the peer's end: on an HTTP/2 stream END_STREAM, on a
+    /// socket a TCP half-close (FIN) once every byte before it, the Close's TLS record included, reached the socket; so
+    /// the channel's close at the peer's end never resets the connection under our unread Close. A channel that cannot
+    /// half-close keeps its output until it closes (SpanNetty's libuv transport has no output shutdown of its own: libuv's
+/// is called, see <see cref="LibuvHalfClose"/>).
+    /// </summary>
+    private void EndOutput()
+    {
+        if (_outputEnded)
+        {
+            return;
+        }
+
+        _outputEnded = true;
+        IChannelHandlerContext context = Context;
+        if (context.Pipeline.Get<Http2StreamByteAdapter>() is { } stream)
+        {
+            stream.EndOutput(context.Pipeline.Context(stream));
+            return;
+        }
+
+        // Once every byte before it reached the transport (our last write's; under TLS its record's network write, a
+        // write's own completion meaning only that it was encrypted), the send side is shut down: SpanNetty's socket
+        // channels can; its libuv channels cannot, and libuv's uv_shutdown is called instead.
+        IChannel channel = context.Channel;
+        Task written = context.Pipeline.Get<SslStreamHandler>() is { } tls ? tls.LastNetworkWrite : _output!.LastWrite;
+        if (channel is IDuplexChannel duplex)
+        {
+            ChannelActions.RunAfter(context, written, () =>
+            {
+                if (duplex.IsActive)
+                {
+                    _ = duplex.ShutdownOutputAsync().ContinueWith(
+                        static shut => _ = shut.Exception, // a connection already gone: nothing left to end
+                        CancellationToken.None, TaskContinuationOptions.OnlyOnFaulted | TaskContinuationOptions.ExecuteSynchronously, TaskScheduler.Default);
+                }
+            });
+        }
+        else if (LibuvHalfClose.CanShutdown(channel))
+        {
+            ChannelActions.RunAfter(context, written, () => LibuvHalfClose.TryShutdown(channel));
+        }
+    }
 
     /// <summary>Our side starts the close handshake: a Close, then the peer's answer within the close timeout.</summary>
     private void StartClose(CloseStatus status, string? reason)

@@ -7,7 +7,7 @@ using DotNetty.Transport.Channels;
 namespace WebSocketCodec.SpanNetty;
 
 // Reading: every whole frame of an inbound buffer, decoded in place; the session carries a header split between two
-// buffers, gathers a frame that spans several, and drains frame by frame after a violation.
+// buffers, gathers a frame that spans several, and discards what follows a violation.
 public sealed partial class WebSocketChannelHandler
 {
     /// <inheritdoc />
@@ -89,12 +89,23 @@ public sealed partial class WebSocketChannelHandler
     {
         if (status == OperationStatus.InvalidData)
         {
-            // A violation (or a failed callback): the session queued one Close with its status and drains the input
-            // until the peer's Close. Send it now, keep reading, and let the close timeout bound the rest.
+            // A violation (or a failed callback) fails the connection: the session queued one Close with its status and
+            // discards the input from then on. Send it now, end our output right behind it, keep reading until the
+            // peer's end, and let the close timeout bound the rest.
+            bool endOutput = _session.IsDraining && _session.State != WebSocketSessionState.Closed;
+            if (endOutput && Context.Pipeline.Get<SslStreamHandler>() is { } tls)
+            {
+                tls.TrackNetworkWrites = true; // the output ends once the Close's record reached the transport
+            }
+
             _output!.TrackWrites = true;
             _output.Flush();
             ChannelActions.EnsureReading(Context);
             ArmTimer();
+            if (endOutput)
+            {
+                EndOutput();
+            }
         }
 
         if (_session.State == WebSocketSessionState.Closed)

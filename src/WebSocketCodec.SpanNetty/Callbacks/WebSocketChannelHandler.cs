@@ -11,8 +11,8 @@ namespace WebSocketCodec.SpanNetty;
 /// the timers of the core <see cref="WebSocketSession"/>, and writes what the read cycle produced with one write per
 /// pooled output buffer and one flush when the cycle ends. The session's outbound water marks set the channel's
 /// (reads pause while it is not writable; a peer that stays above the high mark past the slow-consumer timeout gets
-/// 1008). A protocol violation ends in exactly one Close with its status, then the session drains the input frame by
-/// frame (bounded in bytes and time) until the peer's Close or FIN.
+/// 1008). A protocol violation ends in exactly one Close with its status, then at once the end of our output (TCP FIN,
+/// END_STREAM), then the input discarded unparsed (bounded in bytes and time) until the peer's FIN or END_STREAM.
 /// </summary>
 /// <remarks>Put it where the byte stream of an upgraded connection arrives (the upgrade handlers do); it passes on
 /// nothing but <c>ChannelInactive</c> and writability events.</remarks>
@@ -255,8 +255,13 @@ public sealed partial class WebSocketChannelHandler : ChannelHandlerAdapter
     /// <inheritdoc />
     public override void ExceptionCaught(IChannelHandlerContext context, Exception exception)
     {
-        // A transport error (or a failed write): the websocket ends here.
-        _error ??= exception;
+        // A transport error (or a failed write): the websocket ends here. After the connection was failed (our Close
+        // sent, our output ended) a reset is only how the transport ends: the violation stays the cause.
+        if (!_session.IsDraining)
+        {
+            _error ??= exception;
+        }
+
         _ = context.CloseAsync();
     }
 

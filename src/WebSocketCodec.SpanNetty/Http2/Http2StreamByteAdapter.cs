@@ -30,6 +30,7 @@ public sealed class Http2StreamByteAdapter : ChannelDuplexHandler
     private bool _eofSignaled;
     private bool _reset;
     private bool _forceClose;
+    private bool _endedAlone; // END_STREAM sent by EndOutput while the channel stays open for the peer's end
 
     /// <summary>Creates the adapter of one stream.</summary>
     /// <param name="endStreamTimeout">How long, after our END_STREAM, the peer has to end its side before the stream is
@@ -146,6 +147,15 @@ public sealed class Http2StreamByteAdapter : ChannelDuplexHandler
             return;
         }
 
+        if (_endedAlone && !_remoteEnded && !_reset)
+        {
+            // Our side ended alone (a failed websocket) and the peer never ended its side before the websocket gave up:
+            // RST_STREAM CANCEL.
+            CancelLinger();
+            context.CloseAsync(promise);
+            return;
+        }
+
         if (_reset || _localEnded)
         {
             // The stream is gone or ending: the child channel closes when the codec closes the stream (or the linger
@@ -169,6 +179,22 @@ public sealed class Http2StreamByteAdapter : ChannelDuplexHandler
         // END_STREAM in a step of its own: a close that runs inside the codec's write of this stream's last DATA frame
         // (its promise completes there when SslStreamHandler encrypts at once) would have the empty frame merged into
         // the one being written, after its header went out: the END_STREAM flag would be lost.
+        context.Executor.Execute(static (state, ctx) => ((Http2StreamByteAdapter)state).EndStream((IChannelHandlerContext)ctx), this, context);
+    }
+
+    /// <summary>Ends our side of the stream (END_STREAM behind what was written) while the channel stays open to read
+    /// the peer's side to its END_STREAM, which closes the channel: a websocket that failed the connection. Its close
+    /// before the peer ended resets the stream.</summary>
+    internal void EndOutput(IChannelHandlerContext context)
+    {
+        if (_localEnded || _reset || !context.Channel.IsActive)
+        {
+            return;
+        }
+
+        _localEnded = true;
+        _endedAlone = true;
+        ChannelActions.EnsureReading(context);
         context.Executor.Execute(static (state, ctx) => ((Http2StreamByteAdapter)state).EndStream((IChannelHandlerContext)ctx), this, context);
     }
 

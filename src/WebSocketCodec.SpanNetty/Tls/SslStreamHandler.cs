@@ -126,14 +126,33 @@ public sealed class SslStreamHandler : ChannelDuplexHandler
         Encrypt(buffer, promise);
     }
 
+    /// <summary>Whether the network writes of flushed records are tracked (<see cref="LastNetworkWrite"/>): on once a
+    /// websocket is about to end its output behind its last record.</summary>
+    internal bool TrackNetworkWrites { get; set; }
+
+    /// <summary>The network write of the records flushed last while tracked: when it completes, everything encrypted
+    /// before it reached the transport (a write's own promise completes once it is encrypted).</summary>
+    internal Task LastNetworkWrite { get; private set; } = Task.CompletedTask;
+
     /// <inheritdoc />
     public override void Flush(IChannelHandlerContext context)
     {
         if (_authenticated)
         {
-            _ = _network!.WritePending();
+            WritePending();
             context.Flush();
         }
+    }
+
+    private Task? WritePending()
+    {
+        Task? sent = _network!.WritePending(TrackNetworkWrites);
+        if (TrackNetworkWrites && sent is not null)
+        {
+            LastNetworkWrite = sent;
+        }
+
+        return sent;
     }
 
     /// <summary>Ends TLS with a close_notify, then closes the channel once that record, and so everything written before
@@ -337,7 +356,7 @@ public sealed class SslStreamHandler : ChannelDuplexHandler
 
     private void FlushIfWritten(IChannelHandlerContext context)
     {
-        if (_network?.WritePending() is not null)
+        if (_network is not null && WritePending() is not null)
         {
             context.Flush();
         }

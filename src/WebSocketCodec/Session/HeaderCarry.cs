@@ -15,6 +15,9 @@ internal struct HeaderCarry
     /// <summary>Bytes carried.</summary>
     public readonly int Length => _length;
 
+    /// <summary>The first carried byte (FIN, RSV and the opcode of the header being carried); 0 when none.</summary>
+    public readonly byte First => _length > 0 ? _bytes[0] : (byte)0;
+
     /// <summary>Carries <paramref name="partial"/> (shorter than the longest header).</summary>
     public void Start(ReadOnlySpan<byte> partial)
     {

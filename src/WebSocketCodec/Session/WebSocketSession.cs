@@ -321,9 +321,11 @@ public sealed partial class WebSocketSession : IDisposable
     /// <summary>
     /// After the handler threw out of <see cref="Receive{THandler}(Span{byte}, long, ref THandler, out int)"/>: forgets
     /// the frame it was given, queues a Close with <paramref name="status"/> (1011 by default) unless one was sent, and
-    /// drains from then on (nothing more is delivered) until the peer's Close or FIN.
+    /// fails the connection as a violation does (RFC 6455 §7.1.7): nothing more is parsed or delivered, the peer's
+    /// Close included; input is discarded (see <see cref="IsDraining"/>) until the transport's end or the bounds.
     /// </summary>
-    /// <returns>How many bytes of the input of that call were consumed: offer the rest to <c>Receive</c>.</returns>
+    /// <returns>How many bytes of the input of that call were consumed: offer the rest to <c>Receive</c> (it is
+    /// discarded there and counts against <see cref="WebSocketSessionOptions.MaxDrainBytes"/>).</returns>
     public int OnHandlerFailed(CloseStatus status = CloseStatus.InternalError, string? reason = "internal error")
     {
         if (_gather.IsActive)
@@ -335,14 +337,17 @@ public sealed partial class WebSocketSession : IDisposable
         StartClose(status, reason);
         if (State != WebSocketSessionState.Closed)
         {
-            StartDrain(violatorPending: false, skip: 0);
+            _carry.Clear();
+            _draining = true;
         }
 
         return _handlerInputEnd;
     }
 
-    /// <summary>Whether the session reads only to find the peer's Close (after a violation or a failed handler):
-    /// frames are skipped, not delivered.</summary>
+    /// <summary>Whether the session failed the connection (a violation, or a failed handler): its Close is queued, and
+    /// from then on input is only counted and discarded, never parsed (RFC 6455 §7.1.7: not even the peer's Close). The
+    /// driver ends its output right after that Close (a half-close: TCP FIN, or END_STREAM) and closes the transport at
+    /// the transport's end, the close timeout, or <see cref="WebSocketSessionOptions.MaxDrainBytes"/>.</summary>
     public bool IsDraining => _draining;
 
     /// <summary>Starts the close handshake from this side: queues a Close with <paramref name="status"/> and

@@ -47,11 +47,13 @@ public sealed record WebSocketSessionOptions
     /// peer that answers the keep-alive is alive, and an application that wants quiet websockets closed sets this.</summary>
     public TimeSpan IdleTimeout { get; init; }
 
-    /// <summary>How long to wait for the peer's Close after ours (and to drain input after a violation).</summary>
+    /// <summary>How long to wait for the peer's Close after ours (and, after a violation, for the transport's end while
+    /// its input is discarded).</summary>
     public TimeSpan CloseTimeout { get; init; } = TimeSpan.FromSeconds(5);
 
-    /// <summary>The most input read and skipped after a violation while waiting for the peer's Close, before the
-    /// transport is closed anyway (counted as a close timeout); after our own Close the bound is one message
+    /// <summary>The most input read and discarded after a violation (our Close sent, our output ended) while waiting for
+    /// the transport's end (FIN, END_STREAM), before the transport is closed anyway (counted as a close timeout); after
+    /// our own Close the bound is one message
     /// (<see cref="MaxMessagePayloadLength"/>, which the peer may be finishing) plus this. 1 MiB by default.</summary>
     public long MaxDrainBytes { get; init; } = 1024 * 1024;
 

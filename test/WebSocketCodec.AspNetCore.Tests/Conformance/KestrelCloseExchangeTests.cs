@@ -14,10 +14,15 @@ public sealed class CloseExchangeServers : IAsyncLifetime
     private readonly Channel<ServerEnd> _ends = Channel.CreateUnbounded<ServerEnd>();
     private WebApplication? _plain;
     private WebApplication? _tls;
+    private KestrelHost? _fastPlain;
+    private KestrelHost? _fastTls;
 
     public ActiveWebSocketsGauge Gauge { get; } = new();
 
     public Uri BaseUrl(bool tls) => SampleHosting.BaseUrl(tls ? _tls! : _plain!);
+
+    /// <summary>The echo of the connection fast path (<c>UseWebSockets</c>), at <c>/fast</c>.</summary>
+    public Uri FastPathUrl(bool tls) => (tls ? _fastTls! : _fastPlain!).WebSocketUrl("/fast");
 
     public ValueTask<ServerEnd> NextEndAsync(CancellationToken cancellationToken) => _ends.Reader.ReadAsync(cancellationToken);
 
@@ -25,7 +30,22 @@ public sealed class CloseExchangeServers : IAsyncLifetime
     {
         _plain = await StartAsync(tls: false);
         _tls = await StartAsync(tls: true);
+        _fastPlain = await StartFastPathAsync(tls: false);
+        _fastTls = await StartFastPathAsync(tls: true);
     }
+
+    private Task<KestrelHost> StartFastPathAsync(bool tls) => KestrelHost.StartAsync(
+        tls: tls,
+        listen: listen => listen.UseWebSockets(
+            async (_, channel) => Record(await channel.RunAsync(sender => new WebSocketMessageListener<WebSocketFrameSender>(sender, static (s, type, payload) =>
+                s.Send(type == System.Net.WebSockets.WebSocketMessageType.Text ? WebSocketOpcode.Text : WebSocketOpcode.Binary, payload)))),
+            path => path == "/fast",
+            o => { o.Session = new WebSocketSessionOptions { CloseTimeout = TimeSpan.FromSeconds(60) }; }));
+
+    private void Record(WebSocketCloseInfo info) => _ends.Writer.TryWrite(new ServerEnd(
+        (int?)info.SentStatus, (int?)info.ReceivedStatus,
+        info.EndReason is WebSocketEndReason.KeepAliveTimeout or WebSocketEndReason.IdleTimeout or WebSocketEndReason.CloseTimeout,
+        info.Error?.Message));
 
     private async Task<WebApplication> StartAsync(bool tls)
     {
@@ -37,10 +57,7 @@ public sealed class CloseExchangeServers : IAsyncLifetime
                 sender => new WebSocketMessageListener<WebSocketFrameSender>(sender, static (s, type, payload) =>
                     s.Send(type == System.Net.WebSockets.WebSocketMessageType.Text ? WebSocketOpcode.Text : WebSocketOpcode.Binary, payload)),
                 context.RequestAborted);
-            _ends.Writer.TryWrite(new ServerEnd(
-                (int?)info.SentStatus, (int?)info.ReceivedStatus,
-                info.EndReason is WebSocketEndReason.KeepAliveTimeout or WebSocketEndReason.IdleTimeout or WebSocketEndReason.CloseTimeout,
-                info.Error?.Message));
+            Record(info);
         }, options);
         await app.StartAsync();
         return app;
@@ -54,6 +71,14 @@ public sealed class CloseExchangeServers : IAsyncLifetime
             {
                 await app.StopAsync();
                 await app.DisposeAsync();
+            }
+        }
+
+        foreach (KestrelHost? host in (KestrelHost?[])[_fastPlain, _fastTls])
+        {
+            if (host is not null)
+            {
+                await host.DisposeAsync();
             }
         }
 
@@ -86,6 +111,47 @@ public sealed class Http2CloseExchangeTests(CloseExchangeServers servers, ITestO
     protected override string Host => "kestrel h2";
 
     protected override Task<RawWebSocket> OpenAsync(bool tls) => RawWebSocket.OpenHttp2Async(servers.BaseUrl(tls), "/echo");
+
+    protected override Task<ServerEnd> NextServerEndAsync(CancellationToken cancellationToken) => servers.NextEndAsync(cancellationToken).AsTask();
+
+    protected override Task WhenNoWebSocketIsOpenAsync(CancellationToken cancellationToken) => servers.Gauge.WhenZeroAsync(cancellationToken);
+}
+
+/// <summary>After a violation over HTTP/1.1 upgrades on Kestrel (<c>MapWebSocket</c>): FIN through the connection's
+/// socket right after the Close.</summary>
+[Collection(nameof(CloseExchangeCollection))]
+public sealed class Http1ViolationEndTests(CloseExchangeServers servers, ITestOutputHelper output) : ViolationEndTests(output)
+{
+    protected override string Host => "kestrel h1";
+
+    protected override Task<RawWebSocket> OpenAsync(bool tls) =>
+        RawWebSocket.OpenAsync(new Uri(servers.BaseUrl(tls).ToString().Replace("http", "ws", StringComparison.Ordinal) + "echo"));
+
+    protected override Task<ServerEnd> NextServerEndAsync(CancellationToken cancellationToken) => servers.NextEndAsync(cancellationToken).AsTask();
+
+    protected override Task WhenNoWebSocketIsOpenAsync(CancellationToken cancellationToken) => servers.Gauge.WhenZeroAsync(cancellationToken);
+}
+
+/// <summary>After a violation over HTTP/2 streams on Kestrel (extended CONNECT): END_STREAM right after the Close.</summary>
+[Collection(nameof(CloseExchangeCollection))]
+public sealed class Http2ViolationEndTests(CloseExchangeServers servers, ITestOutputHelper output) : ViolationEndTests(output)
+{
+    protected override string Host => "kestrel h2";
+
+    protected override Task<RawWebSocket> OpenAsync(bool tls) => RawWebSocket.OpenHttp2Async(servers.BaseUrl(tls), "/echo");
+
+    protected override Task<ServerEnd> NextServerEndAsync(CancellationToken cancellationToken) => servers.NextEndAsync(cancellationToken).AsTask();
+
+    protected override Task WhenNoWebSocketIsOpenAsync(CancellationToken cancellationToken) => servers.Gauge.WhenZeroAsync(cancellationToken);
+}
+
+/// <summary>After a violation on the Kestrel connection fast path (<c>UseWebSockets</c>): FIN through the socket.</summary>
+[Collection(nameof(CloseExchangeCollection))]
+public sealed class FastPathViolationEndTests(CloseExchangeServers servers, ITestOutputHelper output) : ViolationEndTests(output)
+{
+    protected override string Host => "kestrel fast path";
+
+    protected override Task<RawWebSocket> OpenAsync(bool tls) => RawWebSocket.OpenAsync(servers.FastPathUrl(tls));
 
     protected override Task<ServerEnd> NextServerEndAsync(CancellationToken cancellationToken) => servers.NextEndAsync(cancellationToken).AsTask();
 

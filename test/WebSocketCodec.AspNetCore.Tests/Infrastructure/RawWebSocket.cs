@@ -1,4 +1,5 @@
 using System.Buffers;
+using System.Diagnostics;
 using System.Net.Security;
 using System.Net.Sockets;
 using System.Text;
@@ -82,6 +83,28 @@ public sealed class RawWebSocket : IAsyncDisposable
         await _stream.FlushAsync(RawHttp.Timeout());
     }
 
+    /// <summary>When the last read from the stream completed (a <see cref="Stopwatch"/> timestamp): for the frame just
+    /// returned, when its last bytes arrived; after null, when the end of the stream did.</summary>
+    public long LastReadAt { get; private set; }
+
+    /// <summary>Ends our direction while the server's stays readable: a TCP half-close (FIN; under TLS after a
+    /// close_notify), or, over HTTP/2, the end of our stream (the duplex stream disposed).</summary>
+    public async Task EndOutputAsync()
+    {
+        if (_socket is null)
+        {
+            await _stream.DisposeAsync();
+            return;
+        }
+
+        if (_stream is SslStream tls)
+        {
+            await tls.ShutdownAsync();
+        }
+
+        _socket.Shutdown(SocketShutdown.Send);
+    }
+
     /// <summary>Reads the next whole frame from the server.</summary>
     public async Task<(WebSocketOpcode Opcode, bool Fin, byte[] Payload)?> ReadFrameAsync()
     {
@@ -102,6 +125,7 @@ public sealed class RawWebSocket : IAsyncDisposable
 
             byte[] chunk = new byte[64 * 1024];
             int read = await _stream.ReadAsync(chunk, RawHttp.Timeout());
+            LastReadAt = Stopwatch.GetTimestamp();
             if (read == 0)
             {
                 Assert.Empty(_pending); // no partial frame before the close

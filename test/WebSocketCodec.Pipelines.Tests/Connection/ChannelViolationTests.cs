@@ -28,7 +28,7 @@ public sealed class ChannelViolationTests
 
     [Theory]
     [MemberData(nameof(Violations))]
-    public async Task ViolationWritesOneCloseWithItsStatusThenWaitsForThePeer(byte[] frame, ushort status)
+    public async Task ViolationWritesOneCloseWithItsStatusEndsTheOutputThenWaitsForThePeersEnd(byte[] frame, ushort status)
     {
         var loop = new Loopback();
         var pool = new CountingPool();
@@ -45,26 +45,21 @@ public sealed class ChannelViolationTests
         Assert.Equal(status, WireFrames.CloseStatusOf(frames[0].Payload));
         Assert.Equal([7, 7], Assert.Single(listener.Frames).Payload);
 
+        // The connection is failed: our output ends right after the Close (an in-memory pipe's writer completed), whether
+        // the bad frame was the peer's Close (the exchange is complete) or not.
+        Assert.Empty(await loop.ReadToEndAsync()); // exactly one Close: nothing after it
         bool badClose = (frame[0] & 0x0F) == (int)WebSocketOpcode.Close;
-        if (badClose)
+        if (!badClose)
         {
-            // The bad frame was the peer's Close: the exchange is complete, so the transport closes right after ours.
-            Assert.Empty(await loop.ReadToEndAsync());
-        }
-        else
-        {
-            // The transport is not closed under the peer's feet: it waits for the peer's Close (and reads it, below).
+            // The transport is not closed under the peer's feet: its side is read (and discarded, its Close included)
+            // until it ends.
             await loop.SendAsync(WireFrames.ClientClose(status));
+            await loop.FinAsync();
         }
 
         WebSocketCloseInfo info = await run.WaitAsync(Loopback.Timeout());
         Assert.False(info.EndReason is WebSocketEndReason.KeepAliveTimeout or WebSocketEndReason.IdleTimeout or WebSocketEndReason.CloseTimeout);
-        if (!badClose)
-        {
-            Assert.Equal((CloseStatus)status, info.ReceivedStatus); // the peer's Close was read: the transport had stayed open for it
-        }
-
-        Assert.Empty(await loop.ReadToEndAsync()); // exactly one Close: nothing after it
+        Assert.Null(info.ReceivedStatus); // RFC 6455 §7.1.7: the peer's Close after the violation is not processed
         Assert.NotEqual(ProtocolViolation.None, info.Violation);
         Assert.Equal((CloseStatus)status, info.SentStatus);
         Assert.Equal(info, await listener.Closed);
@@ -111,8 +106,11 @@ public sealed class ChannelViolationTests
         await loop.SendAsync(WireFrames.Client(WebSocketOpcode.Text, "x"u8));
         var frames = WireFrames.Read(await loop.ReadAsync(4), WebSocketRole.Client, validateUtf8: false);
         Assert.Equal(1011, WireFrames.CloseStatusOf(frames[0].Payload));
+        Assert.Empty(await loop.ReadToEndAsync()); // a failed listener fails the connection: the output ends at once
         await loop.SendAsync(WireFrames.ClientClose(1011));
+        await loop.FinAsync();
         WebSocketCloseInfo info = await run.WaitAsync(Loopback.Timeout());
+        Assert.Null(info.ReceivedStatus);
         Assert.Equal("app bug", info.Error?.Message);
         Assert.False(info.IsClean);
     }

@@ -48,10 +48,14 @@ public sealed class FrameHandlerTests : LeakCheckedTests
         }
         else
         {
-            // More violations, then the peer's answer: no second Close, nothing decoded after the first violation.
+            // More violations, then the peer's answer: no second Close, nothing decoded after the first violation, and
+            // the answer not processed (RFC 6455 §7.1.7): the channel stays open until the peer's end (its FIN closes a
+            // socket channel; this channel, which cannot half-close, is closed here as that would) or the bounds.
             channel.WriteInbound(Wire.Buffer(WireFrames.Client(0x83, [])));
-            Assert.True(channel.IsActive, $"{rule}: the channel must stay open until the peer's Close (or the drain's bound)");
             channel.WriteInbound(Wire.Buffer(WireFrames.ClientClose((ushort)status)));
+            channel.RunPendingTasks();
+            Assert.True(channel.IsActive, $"{rule}: the channel must stay open until the peer's end (or the drain's bounds)");
+            _ = channel.CloseAsync();
             channel.RunPendingTasks();
         }
 
@@ -65,6 +69,7 @@ public sealed class FrameHandlerTests : LeakCheckedTests
         WebSocketCloseInfo info = Completed.Result(handler.Completion);
         Assert.NotEqual(ProtocolViolation.None, info.Violation);
         Assert.Equal((CloseStatus)status, info.SentStatus);
+        Assert.Null(info.ReceivedStatus);
         Assert.Same(info, _callbacks!.Closed);
         channel.FinishAndReleaseAll();
     }
@@ -237,7 +242,12 @@ public sealed class FrameHandlerTests : LeakCheckedTests
         channel.RunPendingTasks();
         var frame = Assert.Single(WireFrames.Read(Wire.Outbound(channel), WebSocketRole.Client));
         Assert.Equal(1011, WireFrames.CloseStatusOf(frame.Payload));
-        Assert.IsType<InvalidOperationException>(Completed.Result(handler.Completion).Error);
+        Assert.True(channel.IsActive); // a failed callback fails the connection: the peer's Close is not processed
+        _ = channel.CloseAsync(); // the peer's end
+        channel.RunPendingTasks();
+        WebSocketCloseInfo info = Completed.Result(handler.Completion);
+        Assert.IsType<InvalidOperationException>(info.Error);
+        Assert.Null(info.ReceivedStatus);
         channel.FinishAndReleaseAll();
     }
 

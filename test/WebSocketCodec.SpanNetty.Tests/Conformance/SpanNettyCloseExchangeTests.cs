@@ -68,3 +68,26 @@ public sealed class LibuvCloseExchangeTests(LibuvCloseExchangeServers servers, I
 
     protected override Task<ServerEnd> NextServerEndAsync(CancellationToken cancellationToken) => servers.NextEndAsync(cancellationToken).AsTask();
 }
+
+/// <summary>After a violation on the SpanNetty echo server over managed sockets: FIN (ShutdownOutput) right after the
+/// Close, once its bytes (its TLS record) reached the socket.</summary>
+public sealed class SocketViolationEndTests(SocketCloseExchangeServers servers, ITestOutputHelper output)
+    : ViolationEndTests(output), IClassFixture<SocketCloseExchangeServers>
+{
+    protected override string Host => "spannetty socket";
+
+    protected override Task<RawWebSocket> OpenAsync(bool tls) => RawWebSocket.OpenAsync(servers.Url(tls));
+
+    protected override Task<ServerEnd> NextServerEndAsync(CancellationToken cancellationToken) => servers.NextEndAsync(cancellationToken).AsTask();
+}
+
+/// <summary>The same on SpanNetty's libuv transport (libuv's own uv_shutdown).</summary>
+public sealed class LibuvViolationEndTests(LibuvCloseExchangeServers servers, ITestOutputHelper output)
+    : ViolationEndTests(output), IClassFixture<LibuvCloseExchangeServers>
+{
+    protected override string Host => "spannetty libuv";
+
+    protected override Task<RawWebSocket> OpenAsync(bool tls) => RawWebSocket.OpenAsync(servers.Url(tls));
+
+    protected override Task<ServerEnd> NextServerEndAsync(CancellationToken cancellationToken) => servers.NextEndAsync(cancellationToken).AsTask();
+}

@@ -4,8 +4,8 @@ using static WebSocketCodec.Tests.Infrastructure.SessionWire;
 
 namespace WebSocketCodec.Tests.Session;
 
-/// <summary>The frame-aligned drain after a violation, split headers carried by the session, memory that follows the
-/// bytes received, and Pongs collapsed.</summary>
+/// <summary>The drain after a violation (nothing parsed, bytes counted and discarded), split headers carried by the
+/// session, memory that follows the bytes received, and Pongs collapsed.</summary>
 public class SessionDrainTests
 {
     /// <summary>A masked frame with any first byte and payload (reserved opcodes, RSV bits, bad close payloads), masked
@@ -62,8 +62,10 @@ public class SessionDrainTests
 
     [Theory]
     [MemberData(nameof(ViolationsFollowedByTheirClose))]
-    public void TheDrainFindsThePeersCloseBehindOtherFramesAtEverySplit(string name, byte[] input, ushort sent)
+    public void AfterAViolationNothingIsParsedNotEvenThePeersCloseAtEverySplit(string name, byte[] input, ushort sent)
     {
+        // RFC 6455 §7.1.7: after failing the connection an endpoint must not process the peer's data, a responding Close
+        // included. Whatever follows the violation is counted and discarded until the transport ends.
         Assert.NotNull(name);
         for (int cut = 0; cut <= input.Length; cut++)
         {
@@ -72,10 +74,12 @@ public class SessionDrainTests
             List<OperationStatus> statuses = FeedSplit(session, input, [cut], []);
 
             Assert.Contains(OperationStatus.InvalidData, statuses);
-            Assert.Equal(WebSocketSessionState.Closed, session.State); // the close exchange is complete
+            Assert.True(session.IsDraining);
+            Assert.Equal(WebSocketSessionState.CloseSent, session.State); // the driver ends at the transport's end
             Assert.Null(session.Timeout);
             Assert.Equal((CloseStatus)sent, session.SentCloseStatus);
-            Assert.Equal((CloseStatus)sent, session.ReceivedCloseStatus); // read from the peer's (masked) Close while draining
+            Assert.Null(session.ReceivedCloseStatus); // the peer's Close behind the violation is not read
+            Assert.True(session.DrainedBytes > 0 && session.DrainedBytes <= input.Length, $"{session.DrainedBytes} B discarded");
             var close = Assert.Single(Written(session), f => f.Opcode == WebSocketOpcode.Close);
             Assert.Equal(sent, WireFrames.CloseStatusOf(close.Payload));
             Assert.Equal(0, pool.Outstanding);
@@ -132,41 +136,39 @@ public class SessionDrainTests
     }
 
     [Fact]
-    public void AnUnalignableLengthDrainsToTheBoundUnlessAReadStartsWithAClose()
+    public void AfterAnUnalignableLengthOnlyTheBoundEndsTheDrainNotAClose()
     {
-        // A 64-bit length with its top bit set: no frame can follow it, so only the bounds end the drain...
+        // A 64-bit length with its top bit set: nothing after it is parsed, not even a well-formed Close.
         using var session = new WebSocketSession(WebSocketRole.Server, new WebSocketSessionOptions { MaxDrainBytes = 100 });
         FeedSplit(session, [0x82, 0xFF, 0x80, 0, 0, 0, 0, 0, 0, 0, 1, 2, 3, 4, 9, 9, 9], [], []);
+        Assert.Equal((CloseStatus)1002, session.SentCloseStatus);
+        Assert.Equal(17, session.DrainedBytes); // counted from the refused header on
+        FeedSplit(session, [0x88, 0x80, 0, 0, 0, 0], [], []); // an empty masked Close: discarded
         Assert.Equal(WebSocketSessionState.CloseSent, session.State);
+        Assert.Null(session.ReceivedCloseStatus);
         FeedSplit(session, new byte[100], [], []);
-        Assert.Equal(SessionTimerResult.CloseTimeout, session.Timeout);
-
-        // ...or a read that starts with a whole, well-formed Close: the peer's answer.
-        using var answered = new WebSocketSession(WebSocketRole.Server);
-        FeedSplit(answered, [0x82, 0xFF, 0x80, 0, 0, 0, 0, 0, 0, 0, 1, 2, 3, 4, 9, 9, 9], [], []);
-        FeedSplit(answered, [0x88, 0x80, 0, 0, 0, 0], [], []); // an empty masked Close
-        Assert.Equal(WebSocketSessionState.Closed, answered.State);
-        Assert.Equal((CloseStatus)1005, answered.ReceivedCloseStatus);
-        Assert.Null(answered.Timeout);
-    }
-
-    [Fact]
-    public void ALengthARefusedHeaderAnnouncedIsNotTrustedWhenThePeerAnswers()
-    {
-        // A Ping announcing 126 bytes that never come, then the peer's answer to our Close in a later read.
-        using var session = new WebSocketSession(WebSocketRole.Server);
-        FeedSplit(session, [0x89, 0xFE, 0x00, 0x7E, 1, 2, 3, 4], [], []);
-        Assert.True(session.IsDraining);
-        FeedSplit(session, WireFrames.Client(WebSocketOpcode.Binary, [1, 2, 3]), [], []); // not a Close: skipped as payload
-        Assert.Equal(WebSocketSessionState.CloseSent, session.State);
-        FeedSplit(session, WireFrames.ClientClose(1002), [], []);
         Assert.Equal(WebSocketSessionState.Closed, session.State);
-        Assert.Equal((CloseStatus)1002, session.ReceivedCloseStatus);
+        Assert.Equal(SessionTimerResult.CloseTimeout, session.Timeout);
     }
 
     [Fact]
-    public void AFailedHandlerClosesWith1011AndDrainsFromTheFrameAfterIt()
+    public void ARefusedCloseHeaderCutBetweenInputsCompletesTheExchangeAtOnce()
     {
+        // A Close announcing 126 bytes (over the control limit), its header cut after one byte: the refused frame is the
+        // peer's own Close, so nothing more is waited for.
+        using var session = new WebSocketSession(WebSocketRole.Server);
+        byte[] header = [0x88, 0xFE, 0x00, 0x7E, 1, 2, 3, 4];
+        FeedSplit(session, header, [1], []);
+        Assert.Equal(WebSocketSessionState.Closed, session.State);
+        Assert.Equal((CloseStatus)1002, session.SentCloseStatus);
+        Assert.False(session.IsDraining);
+    }
+
+    [Fact]
+    public void AFailedHandlerClosesWith1011AndFailsTheConnection()
+    {
+        // A failed listener is this endpoint failing the connection (RFC 6455 §7.1.7), as a violation is: what follows
+        // the frame it was given, the peer's Close included, is discarded.
         using var session = new WebSocketSession(WebSocketRole.Server);
         byte[] first = WireFrames.Client(WebSocketOpcode.Text, "boom"u8);
         byte[] input = [.. first, .. WireFrames.Client(WebSocketOpcode.Binary, new byte[200]), .. WireFrames.ClientClose(1011)];
@@ -177,11 +179,15 @@ public class SessionDrainTests
 
         Assert.Equal(first.Length, used);
         Assert.True(session.IsDraining);
-        var recorder = new Recorder([]);
-        Assert.Equal(OperationStatus.Done, session.Receive(input.AsSpan(used), ref recorder, out _));
-        Assert.Equal(WebSocketSessionState.Closed, session.State);
+        var frames = new List<(WebSocketOpcode, byte[])>();
+        var recorder = new Recorder(frames);
+        Assert.Equal(OperationStatus.NeedMoreData, session.Receive(input.AsSpan(used), ref recorder, out int consumed));
+        Assert.Equal(input.Length - used, consumed);
+        Assert.Empty(frames);
+        Assert.Equal(WebSocketSessionState.CloseSent, session.State);
         Assert.Equal((CloseStatus)1011, session.SentCloseStatus);
-        Assert.Equal((CloseStatus)1011, session.ReceivedCloseStatus);
+        Assert.Null(session.ReceivedCloseStatus);
+        Assert.Equal(input.Length - used, session.DrainedBytes);
     }
 
     private struct Thrower : IFrameHandler

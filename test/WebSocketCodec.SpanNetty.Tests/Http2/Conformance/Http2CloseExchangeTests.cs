@@ -18,3 +18,19 @@ public sealed class SpanNettyHttp2CloseExchangeTests(Http2EchoServers servers, I
 
     public Task DisposeAsync() => servers.AssertBalancedAsync();
 }
+
+/// <summary>After a violation over HTTP/2 streams on the SpanNetty echo server: END_STREAM right after the Close, the
+/// stream closed at the peer's END_STREAM.</summary>
+public sealed class SpanNettyHttp2ViolationEndTests(Http2EchoServers servers, ITestOutputHelper output)
+    : ViolationEndTests(output), IClassFixture<Http2EchoServers>, IAsyncLifetime
+{
+    protected override string Host => "spannetty h2";
+
+    protected override Task<RawWebSocket> OpenAsync(bool tls) => servers.OpenAsync(tls);
+
+    protected override Task<ServerEnd> NextServerEndAsync(CancellationToken cancellationToken) => servers.NextEndAsync(cancellationToken).AsTask();
+
+    public Task InitializeAsync() => Task.CompletedTask;
+
+    public Task DisposeAsync() => servers.AssertBalancedAsync();
+}
