@@ -13,7 +13,8 @@ namespace WebSocketCodec.SpanNetty;
 /// end maps to the transport's: the peer's END_STREAM is the websocket's FIN (the channel closes after the read that
 /// carried it, as a socket closes at its end of input); closing the channel once the websocket has sent its Close (or
 /// after the peer ended) sends END_STREAM (an empty DATA frame) and waits, bounded, for the peer's; closing it
-/// otherwise is an abort: RST_STREAM CANCEL. The peer's RST_STREAM, or a GOAWAY that leaves this stream out, ends this
+/// otherwise is an abort: RST_STREAM CANCEL. A websocket that failed the connection ends our side alone at once
+/// (END_STREAM, the peer's side read to its END_STREAM; its close before that resets the stream). The peer's RST_STREAM, or a GOAWAY that leaves this stream out, ends this
 /// websocket only. Flow control is the child channel's: it returns WINDOW_UPDATE when it is asked to read again, after
 /// the handlers behind this one processed the bytes (so a websocket whose application stops reading stalls only its
 /// own stream), and its writability follows the stream's outbound bytes and the peer's window.

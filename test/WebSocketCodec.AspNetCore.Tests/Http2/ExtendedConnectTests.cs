@@ -137,6 +137,37 @@ public sealed class ExtendedConnectTests
     }
 
     [Fact]
+    public async Task AfterAViolationAClientThatNeverEndsItsStreamIsGivenUpAtTheCloseTimeout()
+    {
+        var ended = new TaskCompletionSource<WebSocketCloseInfo>(TaskCreationOptions.RunContinuationsAsynchronously);
+        await using KestrelHost host = await StartAsync(app => app.MapWebSocket(
+            "/short",
+            async (_, channel) => ended.TrySetResult(await channel.RunAsync(sender => new WebSocketMessageListener<WebSocketFrameSender>(sender, Echo))),
+            o => o.Session = new WebSocketSessionOptions { CloseTimeout = TimeSpan.FromMilliseconds(300) }));
+        using var connection = new HttpMessageInvoker(Http2Requests.Handler());
+        await using RawWebSocket socket = await RawWebSocket.OpenHttp2Async(host.BaseUrl, "/short", connection);
+        await socket.SendAsync(WireFrames.Client(0x83, [1])); // reserved opcode
+        var (status, _) = await socket.ReadUntilCloseAsync(answer: false); // Close 1002, then END_STREAM at once
+        Assert.Equal(1002, status);
+
+        // The client never ends its side (nor answers): the server gives it the close timeout, then resets the stream
+        // (RST_STREAM CANCEL) and the websocket ends.
+        WebSocketCloseInfo info = await ended.Task.WaitAsync(TimeSpan.FromSeconds(20));
+        Assert.Equal(WebSocketEndReason.ProtocolViolation, info.EndReason);
+        Assert.Null(info.ReceivedStatus);
+        // (HttpClient does not surface a reset that follows the server's END_STREAM: the close timeout ending the
+        // websocket at all, with the client silent, is what is checked.)
+        await EchoesOnAnotherStreamAsync(connection, host);
+    }
+
+    private static async Task EchoesOnAnotherStreamAsync(HttpMessageInvoker connection, KestrelHost host)
+    {
+        // The connection is unharmed: another stream echoes.
+        await using RawWebSocket next = await RawWebSocket.OpenHttp2Async(host.BaseUrl, "/ws", connection);
+        await next.AssertEchoAsync("after the reset");
+    }
+
+    [Fact]
     public async Task TheClientsResetAbortsThatWebSocketOnly()
     {
         var ended = new TaskCompletionSource<WebSocketCloseInfo>(TaskCreationOptions.RunContinuationsAsynchronously);
