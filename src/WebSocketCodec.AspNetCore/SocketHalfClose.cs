@@ -2,7 +2,6 @@ using System.Buffers.Binary;
 using System.Diagnostics;
 using System.IO.Pipelines;
 using System.Net.Sockets;
-using System.Runtime.CompilerServices;
 using Microsoft.AspNetCore.Connections;
 using Microsoft.AspNetCore.Connections.Features;
 using Microsoft.AspNetCore.Http.Features;
@@ -23,21 +22,14 @@ namespace WebSocketCodec.AspNetCore;
 /// written to the socket, and Kestrel tells nobody when they are: shutting the socket down before that send would lose
 /// them. On Linux the kernel tells: right before the flush that carries the Close (<see cref="OnOutputEnding"/>) the
 /// connection's count of bytes handed to TCP is read (<c>TCP_INFO</c>: sent once, plus not yet sent), and the
-/// shutdown waits until it has grown by at least the bytes of that flush (TLS only adds to them) and nothing is left
-/// unsent, bounded by <see cref="KernelBound"/> (past it the send side is left open: the close timeout or the peer's
-/// end closes the connection, with our Close in it). That holds unless bytes of an earlier flush were still in Kestrel's
-/// pipes when the count was read. Elsewhere, the shutdown waits for the thread pool to take, in turn,
-/// <see cref="PoolHops"/> items queued behind the work that carries our flush (first in, first out), then
-/// <see cref="Settle"/>: bounded by the pool's progress, not a proof.
+/// shutdown waits until it has grown by at least the bytes of that flush (TLS only adds to them), bounded by
+/// <see cref="KernelBound"/> (past it the send side is left open: the close timeout or the peer's end closes the
+/// connection, with our Close in it). Handed to TCP is enough: the FIN is queued behind every byte not yet sent. That
+/// holds unless bytes of an earlier flush were still in Kestrel's pipes when the count was read. Elsewhere (no
+/// <c>TCP_INFO</c>, or not Linux) no FIN is sent before the peer's end or the close timeout.
 /// </remarks>
 internal sealed class SocketHalfClose(Socket socket)
 {
-    /// <summary>Thread-pool turns to wait without the kernel's count (the TLS copy, the send loop, and more).</summary>
-    public const int PoolHops = 4;
-
-    /// <summary>The time the last step is left for its send call after the turns.</summary>
-    public static readonly TimeSpan Settle = TimeSpan.FromMilliseconds(2);
-
     /// <summary>How long the kernel's count may take to show our bytes before the send side is left open.</summary>
     public static readonly TimeSpan KernelBound = TimeSpan.FromSeconds(2);
 
@@ -48,50 +40,45 @@ internal sealed class SocketHalfClose(Socket socket)
     /// <summary>The half-close of the connection whose features these are, or null when it has no socket (another
     /// transport, a test server): a transport without it waits for the peer's end or the close timeout.</summary>
     public static SocketHalfClose? For(IFeatureCollection features) =>
-        features.Get<IConnectionSocketFeature>()?.Socket is { } socket ? new SocketHalfClose(socket) : null;
+        OperatingSystem.IsLinux() && features.Get<IConnectionSocketFeature>()?.Socket is { } socket ? new SocketHalfClose(socket) : null;
 
     /// <summary>Takes the kernel's count right before the flush that carries <paramref name="bytes"/>, the last.</summary>
     public void OnOutputEnding(long bytes)
     {
         _ending = bytes;
-        _handedAtEnding = HandedToTcp(socket, out _);
+        _handedAtEnding = HandedToTcp(socket);
     }
 
     /// <summary>Shuts the send side down once the last bytes reached the kernel (see the remarks).</summary>
     public async ValueTask ShutdownSendAsync()
     {
-        if (_handedAtEnding >= 0)
+        if (_handedAtEnding < 0)
         {
-            long started = Stopwatch.GetTimestamp();
-            while (true)
-            {
-                long handed = HandedToTcp(socket, out long unsent);
-                if (handed < 0)
-                {
-                    return; // the connection is gone
-                }
-
-                if (handed - _handedAtEnding >= _ending && unsent == 0)
-                {
-                    break;
-                }
-
-                if (Stopwatch.GetElapsedTime(started) > KernelBound)
-                {
-                    return; // not seen on the wire: better the close timeout than a FIN that loses our Close
-                }
-
-                await Task.Delay(1).ConfigureAwait(false);
-            }
+            return; // the kernel's count was not to be had: no FIN (the peer's end or the close timeout ends it)
         }
-        else
+
+        long started = Stopwatch.GetTimestamp();
+        while (true)
         {
-            for (int hop = 0; hop < PoolHops; hop++)
+            // Handed to TCP is enough: the FIN is queued behind every byte not yet sent (a peer with a closed window
+            // gets our Close first, whenever it reads).
+            long handed = HandedToTcp(socket);
+            if (handed < 0)
             {
-                await default(GlobalQueueHop);
+                return; // the connection is gone
             }
 
-            await Task.Delay(Settle).ConfigureAwait(false);
+            if (handed - _handedAtEnding >= _ending)
+            {
+                break;
+            }
+
+            if (Stopwatch.GetElapsedTime(started) > KernelBound)
+            {
+                return; // not seen in the kernel: better the close timeout than a FIN that loses our Close
+            }
+
+            await Task.Delay(1).ConfigureAwait(false);
         }
 
         try
@@ -106,9 +93,8 @@ internal sealed class SocketHalfClose(Socket socket)
 
     /// <summary>The bytes the application handed to TCP on this connection so far (sent once, plus not yet sent) and
     /// those not yet sent, from Linux's <c>TCP_INFO</c>; -1 elsewhere or when the socket is gone.</summary>
-    private static long HandedToTcp(Socket socket, out long unsent)
+    private static long HandedToTcp(Socket socket)
     {
-        unsent = 0;
         if (!OperatingSystem.IsLinux())
         {
             return -1;
@@ -128,28 +114,10 @@ internal sealed class SocketHalfClose(Socket socket)
             return -1;
         }
 
-        unsent = BinaryPrimitives.ReadUInt32LittleEndian(info.Slice(144)); // tcpi_notsent_bytes
+        long unsent = BinaryPrimitives.ReadUInt32LittleEndian(info.Slice(144)); // tcpi_notsent_bytes
         long sent = (long)BinaryPrimitives.ReadUInt64LittleEndian(info.Slice(200)); // tcpi_bytes_sent
         long retransmitted = (long)BinaryPrimitives.ReadUInt64LittleEndian(info.Slice(208)); // tcpi_bytes_retrans
         return sent - retransmitted + unsent;
-    }
-
-    /// <summary>Continues on the thread pool's global queue, behind every item queued there before.</summary>
-    private readonly struct GlobalQueueHop : ICriticalNotifyCompletion
-    {
-        public bool IsCompleted => false;
-
-        public GlobalQueueHop GetAwaiter() => this;
-
-        public void GetResult()
-        {
-        }
-
-        public void OnCompleted(Action continuation) =>
-            ThreadPool.QueueUserWorkItem(static next => next(), continuation, preferLocal: false);
-
-        public void UnsafeOnCompleted(Action continuation) =>
-            ThreadPool.UnsafeQueueUserWorkItem(static next => next(), continuation, preferLocal: false);
     }
 
     /// <summary>A Kestrel connection's own pipes (the fast path) as a transport that half-closes through the socket:

@@ -84,7 +84,7 @@ public sealed partial class WebSocketConnection
                 _output.ReportWritability(false);
             }
 
-            if (status == OperationStatus.InvalidData && _session.IsDraining && _transport is IHalfClosingDuplexPipe { CanHalfClose: true } ending)
+            if (status == OperationStatus.InvalidData && _transport is IHalfClosingDuplexPipe { CanHalfClose: true } ending)
             {
                 ending.OnOutputEnding(_output.Unflushed); // the flush below carries the Close, the last of our output
             }

@@ -145,7 +145,13 @@ public sealed partial class WebSocketConnection : IDisposable, IAsyncDisposable,
         Volatile.Read(ref _inbox) ?? Interlocked.CompareExchange(ref _inbox, new ConnectionInbox(this, _output), null) ?? _inbox;
 
     /// <summary>Appends what the inbox holds before a direct append (under the output's lock).</summary>
-    internal void DrainInboxLocked() => Volatile.Read(ref _inbox)?.DrainLocked();
+    /// <returns>Whether data may still be sent: the drain may have started a slow member's close (its Close is then
+    /// the last frame).</returns>
+    internal bool DrainInboxLocked()
+    {
+        Volatile.Read(ref _inbox)?.DrainLocked();
+        return CanSend;
+    }
 
     /// <summary>Whether the calling thread holds another websocket's lock (its read loop, dispatching) or a group's
     /// fan-out lock: waiting for this one's could deadlock with this one's loop waiting for those.</summary>
@@ -192,7 +198,8 @@ public sealed partial class WebSocketConnection : IDisposable, IAsyncDisposable,
             ArmTimer();
             await ReadLoopAsync(listener).ConfigureAwait(false);
         }
-        catch (Exception error) when (_session.IsDraining)
+        catch (Exception error) when (_session.IsDraining && error is IOException or OperationCanceledException or ObjectDisposedException
+            or System.Net.Sockets.SocketException)
         {
             // The connection was failed and our output ended: the drain waits only for the transport's end, and a reset
             // (or the abort a host makes of the peer's FIN) is that end, not a new failure.
@@ -213,6 +220,7 @@ public sealed partial class WebSocketConnection : IDisposable, IAsyncDisposable,
             _timer?.Dispose();
             await _transport.Input.CompleteAsync().ConfigureAwait(false);
             await EndOutputAsync(halfCloseOnly: false).ConfigureAwait(false);
+            Volatile.Read(ref _inbox)?.Abandon(); // group frames still queued go back to their pool
             WebSocketTelemetry.ActiveConnections.Add(-1);
         }
 

@@ -23,13 +23,12 @@ public sealed partial class WebSocketFrameSender
         bool queue;
         lock (_output.Sync)
         {
-            if (!_connection.CanSend || !_output.IsWritable)
+            if (!_connection.CanSend || !_output.IsWritable || !_connection.DrainInboxLocked())
             {
                 return false;
             }
 
             flush = _batchedFlush ??= new BatchedFlush(this);
-            _connection.DrainInboxLocked();
             WriteData(opcode, payload, fin: true);
             stopped = _output.AfterAppendLocked();
             queue = !flush.Queued;

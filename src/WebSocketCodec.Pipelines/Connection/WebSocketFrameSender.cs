@@ -108,12 +108,11 @@ public sealed partial class WebSocketFrameSender
         bool stopped;
         lock (_output.Sync)
         {
-            if (!_connection.CanSend || !_output.IsWritable)
+            if (!_connection.CanSend || !_output.IsWritable || !_connection.DrainInboxLocked())
             {
                 return false;
             }
 
-            _connection.DrainInboxLocked();
             WriteData(opcode, payload, fin);
             stopped = _output.AfterAppendLocked();
         }
@@ -159,7 +158,11 @@ public sealed partial class WebSocketFrameSender
         lock (_output.Sync)
         {
             _connection.CheckCanSend();
-            _connection.DrainInboxLocked();
+            if (!_connection.DrainInboxLocked())
+            {
+                _connection.CheckCanSend(); // the drain started a slow member's close: nothing goes after it
+            }
+
             WriteData(opcode, payload.Span, fin);
             stopped = _output.AfterAppendLocked();
         }
@@ -191,7 +194,11 @@ public sealed partial class WebSocketFrameSender
         lock (_output.Sync)
         {
             _connection.CheckCanSend();
-            _connection.DrainInboxLocked();
+            if (!_connection.DrainInboxLocked())
+            {
+                _connection.CheckCanSend(); // the drain started a slow member's close: nothing goes after it
+            }
+
             WriteBulk(write, state, _output.Current, sizeHint);
             stopped = _output.AfterAppendLocked();
         }

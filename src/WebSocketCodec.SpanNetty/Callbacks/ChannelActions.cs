@@ -68,9 +68,14 @@ internal static class ChannelActions
     /// channel, an HTTP/2 stream's included; off the event loop an estimate).</summary>
     public static long PendingBytes(IChannel channel)
     {
+        if (!channel.IsActive)
+        {
+            return 0; // closed: nothing will be taken, and its counts may be at their limits
+        }
+
         IChannelConfiguration configuration = channel.Configuration;
         return channel.IsWritable
             ? Math.Max(0, configuration.WriteBufferHighWaterMark - channel.BytesBeforeUnwritable)
-            : configuration.WriteBufferLowWaterMark + channel.BytesBeforeWritable;
+            : configuration.WriteBufferLowWaterMark + Math.Min(channel.BytesBeforeWritable, int.MaxValue);
     }
 }

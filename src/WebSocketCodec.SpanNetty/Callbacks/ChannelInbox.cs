@@ -54,13 +54,15 @@ internal sealed class ChannelInbox(WebSocketChannelHandler handler, ChannelOutpu
 
     protected override void CloseSlowLocked() => handler.StartSlowConsumerClose(flush: true);
 
+    /// <summary>On the event loop: appends queued frames while the channel is under its high water mark, flushes, and
+    /// has the rest go in another task when the transport took the bytes at once (else at the next writability change).</summary>
     public void Run()
     {
         RunQueued();
         output.Flush();
-        if (handler.Context.Channel.IsWritable)
+        if (OutputBytes < HighWaterMark)
         {
-            OutputDrained(); // the transport took the bytes at once: the next frames go in another task
+            OutputDrained();
         }
     }
 }

@@ -22,6 +22,9 @@ internal sealed class ChannelOutput(IChannelHandlerContext context, int chunkSiz
     /// <summary>The last tracked write: completes when it, and so everything before it, was sent.</summary>
     public Task LastWrite { get; private set; } = Task.CompletedTask;
 
+    /// <summary>Bytes written to the channel so far (grows only): with the channel's pending bytes, the peer's progress.</summary>
+    public long Written { get; private set; }
+
     /// <summary>Whether anything was written since the last flush.</summary>
     public bool HasPendingFlush => _pendingFlush || Pending > 0;
 
@@ -84,6 +87,7 @@ internal sealed class ChannelOutput(IChannelHandlerContext context, int chunkSiz
     private void Write(IByteBuffer buffer)
     {
         _pendingFlush = true;
+        Written += buffer.ReadableBytes;
         if (TrackWrites)
         {
             LastWrite = context.WriteAsync(buffer);

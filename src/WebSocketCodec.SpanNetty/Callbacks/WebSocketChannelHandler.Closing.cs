@@ -220,6 +220,7 @@ public sealed partial class WebSocketChannelHandler
         _sender?.FailWaiting();
         _sender?.ReleaseDeflater();
         _output?.Dispose();
+        _sender?.InboxIfAny?.Abandon(); // group frames still queued go back to their pool
         if (_context is { Channel.IsActive: true } context)
         {
             _ = context.CloseAsync();
@@ -236,6 +237,7 @@ public sealed partial class WebSocketChannelHandler
         }
     }
 
-    /// <summary>The slow-consumer watch's progress figure: grows as the transport takes the channel's bytes.</summary>
-    private static long Progress(IChannel channel) => -ChannelActions.PendingBytes(channel);
+    /// <summary>The slow-consumer watch's progress figure: the bytes the channel's transport took so far (written to the
+    /// channel, less those still pending), which grows only as the peer reads.</summary>
+    private long Progress(IChannel channel) => (_output?.Written ?? 0) - ChannelActions.PendingBytes(channel);
 }

@@ -167,7 +167,7 @@ public sealed partial class WebSocketChannelHandler : ChannelHandlerAdapter
         if (writable)
         {
             _slowWatch.Writable();
-            _sender?.InboxIfAny?.OutputDrained(); // group messages that waited for the channel go next
+            _sender?.InboxIfAny?.Run(); // group messages that waited for the channel go first, before waiting sends
         }
         else
         {

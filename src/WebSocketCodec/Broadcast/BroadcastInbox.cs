@@ -207,6 +207,14 @@ internal abstract class BroadcastInbox
         }
     }
 
+    /// <summary>The websocket ended: every queued frame is released now, and later offers find it gone (the host may
+    /// never report its output drained again). Any thread.</summary>
+    public void Abandon()
+    {
+        Volatile.Write(ref _closeRequested, 2);
+        DiscardQueued();
+    }
+
     /// <summary>Releases every queued frame without appending (the host can no longer run).</summary>
     protected void DiscardQueued()
     {

@@ -8,7 +8,8 @@ namespace WebSocketCodec;
 /// and, whenever its timer fires, a figure that grows when the transport takes bytes; the watch says whether the peer
 /// is slow and when to look again (a quarter of the timeout while waiting, so a stall is found between one and one
 /// and a quarter timeouts after the last byte the peer took).
-/// Thread-safe for one writer of each method at a time (the hosts call it under their output's lock or on their loop).
+/// Thread-safe: <see cref="Waiting"/> and <see cref="Writable"/> may race <see cref="Check"/> (at worst one look
+/// counts from a newer figure, a quarter of the timeout late).
 /// </summary>
 internal struct SlowConsumerWatch
 {
@@ -36,8 +37,7 @@ internal struct SlowConsumerWatch
     /// </summary>
     /// <param name="time">The clock.</param>
     /// <param name="timeout">The slow-consumer timeout (zero: never slow).</param>
-    /// <param name="taken">A figure that grows when the transport takes bytes (bytes flushed so far, or the negated
-    /// bytes still to drain); a drop (more written meanwhile) is not progress, and is the new reference.</param>
+    /// <param name="taken">A figure that grows only when the transport takes bytes (bytes it took so far).</param>
     /// <param name="next">When to look again: <see cref="Timeout.InfiniteTimeSpan"/> when not waiting or never slow.</param>
     /// <returns>Whether the peer took nothing for the whole timeout.</returns>
     public bool Check(TimeProvider time, TimeSpan timeout, long taken, out TimeSpan next)
