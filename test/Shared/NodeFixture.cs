@@ -3,9 +3,10 @@ using System.Diagnostics;
 namespace WebSocketCodec.Testing;
 
 /// <summary>
-/// node's <c>ws</c> package, installed once with <c>npm ci</c> from the committed lock file in <c>node/</c>. When node
-/// is not installed, or <c>npm ci</c> cannot install ws here, <see cref="SkipReason"/> says why and the tests report
-/// themselves skipped with it.
+/// node's <c>ws</c> package, installed once per test process with <c>npm ci</c> from the committed lock file in
+/// <c>node/</c> (<see cref="NpmInstall"/>). When node is not installed or the registry cannot be reached,
+/// <see cref="SkipReason"/> says why and the tests report themselves skipped with it; any other install failure fails
+/// every test of the class.
 /// </summary>
 public sealed class NodeFixture : IAsyncLifetime
 {
@@ -13,33 +14,7 @@ public sealed class NodeFixture : IAsyncLifetime
 
     public string? SkipReason { get; private set; }
 
-    public async Task InitializeAsync()
-    {
-        if (Which("node") is null || Which("npm") is null)
-        {
-            SkipReason = "node and npm are not on PATH: the node ws interop tests did not run.";
-            return;
-        }
-
-        if (File.Exists(Path.Combine(Directory, "node_modules", "ws", "package.json")))
-        {
-            return;
-        }
-
-        try
-        {
-            var (exit, output) = await RunAsync("npm", "ci --no-audit --no-fund", TimeSpan.FromMinutes(3));
-            if (exit != 0)
-            {
-                // A registry that cannot be reached is the machine's problem: skipped, with npm's own words.
-                SkipReason = $"npm ci could not install ws ({exit}):\n{output[Math.Max(0, output.Length - 2000)..]}";
-            }
-        }
-        catch (TimeoutException)
-        {
-            SkipReason = "npm ci took more than 3 minutes.";
-        }
-    }
+    public async Task InitializeAsync() => SkipReason = await NpmInstall.EnsureAsync(Directory, "ws");
 
     public Task DisposeAsync() => Task.CompletedTask;
 

@@ -12,14 +12,9 @@ public sealed class PerfChartsTests(ITestOutputHelper output)
     [SkippableFact]
     public async Task ASmokeRunsJsonBecomesThroughputAndLatencyCharts()
     {
-        Skip.If(NodeFixture.Which("node") is null || NodeFixture.Which("npm") is null, "node and npm are not on PATH: the chart renderer did not run.");
-
         string charts = Path.Combine(AppContext.BaseDirectory, "charts");
-        if (!File.Exists(Path.Combine(charts, "node_modules", "vega-lite", "package.json")))
-        {
-            var (exit, log) = await NodeFixture.RunAsync("npm", "ci --no-audit --no-fund", charts, TimeSpan.FromMinutes(3));
-            Skip.If(exit != 0, "npm ci could not install the chart renderer:\n" + log[Math.Max(0, log.Length - 2000)..]);
-        }
+        string? skip = await NpmInstall.EnsureAsync(charts, "vega-lite");
+        Skip.If(skip is not null, skip);
 
         var options = new PerfOptions { Payload = 64, Window = 16, Warmup = TimeSpan.FromSeconds(0.2), Duration = TimeSpan.FromSeconds(0.4), Pin = false };
         PerfResult[] results = [await PerfRunner.RunVariantAsync(Variants.Ours, options), await PerfRunner.RunVariantAsync(Variants.Raw, options)];

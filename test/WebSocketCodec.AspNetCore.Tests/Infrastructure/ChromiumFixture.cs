@@ -4,8 +4,9 @@ namespace WebSocketCodec.AspNetCore.Tests.Infrastructure;
 
 /// <summary>
 /// Finds Chromium, installing Debian's <c>chromium</c> package with apt-get when it is missing and apt-get can run
-/// (as root). Where neither works (no apt-get, not root, or the package cannot be fetched), <see cref="SkipReason"/>
-/// says why and the browser tests report themselves skipped with it.
+/// (as root). Where it cannot be installed because the machine cannot (no apt-get, not root) or the package source is
+/// unreachable, <see cref="SkipReason"/> says why and the browser tests report themselves skipped with it; any other
+/// install failure throws, so every browser test fails with apt-get's output.
 /// </summary>
 public sealed class ChromiumFixture : IAsyncLifetime
 {
@@ -38,14 +39,19 @@ public sealed class ChromiumFixture : IAsyncLifetime
         }
         catch (OperationCanceledException)
         {
-            log = "apt-get took more than 6 minutes.";
+            throw new InvalidOperationException("apt-get took more than 6 minutes to install chromium.");
         }
 
         Executable = Find();
         if (Executable is null)
         {
-            // A package source that cannot be reached is the machine's problem, not the code's: say so loudly.
-            SkipReason = "apt-get could not install chromium:\n" + log[Math.Max(0, log.Length - 2000)..];
+            // A package source that cannot be reached is the machine's problem, not the code's: skipped, with the line
+            // that shows it. Anything else (a renamed package, a broken dpkg) is a failure.
+            string tail = log[Math.Max(0, log.Length - 3000)..];
+            string? unreachable = WebSocketCodec.Testing.InstallOutcome.UnreachableLine(log);
+            SkipReason = unreachable is not null
+                ? "the Debian package source is unreachable, so chromium could not be installed: " + unreachable
+                : throw new InvalidOperationException("apt-get could not install chromium:\n" + tail);
         }
     }
 
