@@ -36,7 +36,7 @@ public sealed class HeaderTrickleTests(ITestOutputHelper output)
             }
 
             sent++;
-            if (sent % 50 == 0)
+            if (sent % 50 == 1) // from the first byte on: a loaded machine may reach the deadline within 50 bytes
             {
                 await HostileServer.AssertEchoAsync(wellBehaved, $"meanwhile {sent}", bound.Token);
                 echoes++;
