@@ -4,7 +4,7 @@ namespace WebSocketCodec.Benchmarks;
 /// markdown report stamped with the commit, date, CPU, cores, runtime, OS and command (see
 /// <see cref="WebSocketCodec.Bench.ResultsStamp"/>; the CSV is covered by the markdown report beside it). Only reports
 /// written by this invocation are copied, so an earlier run's stay as they were measured.</summary>
-internal static class ReportCopy
+public static class ReportCopy
 {
     /// <summary>Copies the reports under <paramref name="root"/>'s artifacts written since <paramref name="startedUtc"/>,
     /// their names without <paramref name="namespacePrefix"/>.</summary>
