@@ -11,8 +11,8 @@
 #                                                       local SpanNetty feed DIR first (README, "SpanNetty")
 #
 # --dry-run prints each step's commands instead of running them. A step that fails stops the script (the pages of the
-# steps before it are written). Pages that compare against older builds (perf-*-noloss-*, perf-issue24-noloss) and
-# the scale run before the idle-memory work (scale-19k.md) are history, not figures to rerun: no step makes them.
+# steps before it are written). Pages that compare against older builds, record code since changed, or were written
+# by hand are history, not figures to rerun: --list names them after the steps.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -20,7 +20,7 @@ perf='dotnet run -c Release --project bench/WebSocketCodec.PerfTest --'
 r=bench/results
 # name | spannetty (0/1) | what it writes | the commands (one a line, run from the repository's root)
 steps=(
-"benchmarks|0|$r/{Decode,Encode,Masking,Utf8,Echo,Deflate}Benchmarks-report-github.md and .csv|dotnet run -c Release --project bench/WebSocketCodec.Benchmarks -- --filter '*'"
+"benchmarks|0|$r/DecodeBenchmarks-report-github.md, EncodeBenchmarks-report-github.md, MaskingBenchmarks-report-github.md, Utf8Benchmarks-report-github.md, EchoBenchmarks-report-github.md, DeflateBenchmarks-report-github.md and their -report.csv|dotnet run -c Release --project bench/WebSocketCodec.Benchmarks -- --filter '*'"
 "perf-h1-plain|0|$r/perf-h1-plain.md, .json|$perf --variants all --payload 8,64,125,1000 --connections 1 --seconds 3 --warmup 2 --repeat 3 --markdown $r/perf-h1-plain.md --json $r/perf-h1-plain.json"
 "perf-h1-plain-100|0|$r/perf-h1-plain-100.md, .json|$perf --variants all --payload 8,64,125,1000 --connections 100 --seconds 3 --warmup 2 --repeat 3 --markdown $r/perf-h1-plain-100.md --json $r/perf-h1-plain-100.json"
 "perf-h1-tls|0|$r/perf-h1-tls.md, .json|$perf --tls --variants all --payload 8,64,125,1000 --connections 1 --seconds 3 --warmup 2 --repeat 3 --markdown $r/perf-h1-tls.md --json $r/perf-h1-tls.json"
@@ -48,7 +48,7 @@ dotnet run -c Release --project bench/WebSocketCodec.Soak -- --frames 100000000 
 "broadcast-burst-1000|0|$r/broadcast-burst-1000.md, .csv|dotnet run -c Release --project bench/WebSocketCodec.Broadcast -- --burst 10 --websockets 1000 --payloads 64 --repeat 5 --report $r/broadcast-burst-1000"
 "broadcast-burst-1000-alloc|0|$r/broadcast-burst-1000-alloc.md, .csv|dotnet run -c Release --project bench/WebSocketCodec.Broadcast -- --burst 10 --websockets 1000 --payloads 64 --repeat 1 --allocation-types --report $r/broadcast-burst-1000-alloc"
 "akka-pingpong|0|$r/akka-pingpong.md, .json, .csv|dotnet run -c Release --project bench/WebSocketCodec.Akka.PingPong -- --markdown $r/akka-pingpong.md"
-"spannetty-benchmarks|1|$r/SpanNetty{Decode,Encode,Http2Adapter}Benchmarks-report-github.md and .csv|dotnet run -c Release --project bench/WebSocketCodec.SpanNetty.Benchmarks -p:WithSpanNetty=true \$SPANNETTY_SOURCES -- --filter '*'"
+"spannetty-benchmarks|1|$r/SpanNettyDecodeBenchmarks-report-github.md, SpanNettyEncodeBenchmarks-report-github.md, SpanNettyHttp2AdapterBenchmarks-report-github.md and their -report.csv|dotnet run -c Release --project bench/WebSocketCodec.SpanNetty.Benchmarks -p:WithSpanNetty=true \$SPANNETTY_SOURCES -- --filter '*'"
 "perf-spannetty|1|$r/perf-spannetty.md, .json|$perf --variants spannetty --payload 8,64,125,1000 --connections 1 --seconds 3 --warmup 2 --repeat 3 --markdown $r/perf-spannetty.md --json $r/perf-spannetty.json"
 "perf-spannetty-libuv|1|$r/perf-spannetty-libuv.md, .json|$perf --transport libuv --variants ours-spannetty,spannetty-builtin,spannetty-raw --payload 8,64,125,1000 --connections 1 --seconds 3 --warmup 2 --repeat 3 --markdown $r/perf-spannetty-libuv.md --json $r/perf-spannetty-libuv.json"
 "spannetty-h2-socket|1|$r/spannetty-h2-socket.md, .json|$perf --h2 --variants spannetty-h2,spannetty-h2-raw,ours-endpoint,raw-upgrade --payload 8,64,125,1000 --connections 1,10 --seconds 2 --warmup 2 --repeat 5 --transport socket --markdown $r/spannetty-h2-socket.md --json $r/spannetty-h2-socket.json"
@@ -56,6 +56,21 @@ dotnet run -c Release --project bench/WebSocketCodec.Soak -- --frames 100000000 
 "spannetty-h2-tls-socket|1|$r/spannetty-h2-tls-socket.md, .json|$perf --h2 --tls --variants spannetty-h2,spannetty-h2-raw --payload 64,1000 --connections 1,10 --seconds 2 --warmup 2 --repeat 3 --transport socket --markdown $r/spannetty-h2-tls-socket.md --json $r/spannetty-h2-tls-socket.json"
 "spannetty-h2-tls-libuv|1|$r/spannetty-h2-tls-libuv.md, .json|$perf --h2 --tls --variants spannetty-h2,spannetty-h2-raw --payload 64,1000 --connections 1,10 --seconds 2 --warmup 2 --repeat 3 --transport libuv --markdown $r/spannetty-h2-tls-libuv.md --json $r/spannetty-h2-tls-libuv.json"
 "charts|0|$r/*-throughput.svg, *-latency.svg (from the JSON above)|(cd bench/charts && npm ci && npm run render && npm run render-pingpong)"
+)
+
+# Pages no step makes: they compare against older builds, record a state of the code since changed, or were written
+# by hand from the pages above (--list names them, so every page in bench/results is accounted for).
+history=(
+"perf-h1-noloss-issue21.md|against a build of 41f864a (--baseline)"
+"perf-h1-noloss-issue22.md|against a build of 48430c3 (--baseline)"
+"perf-h1-noloss-issue23.md|against a build of 578aa1c (--baseline)"
+"perf-issue24-noloss.md|against the build before issue 24 (--baseline)"
+"scale-19k.md|the run before the idle-memory work (scale-19k-after compares with it)"
+"spannetty-h2-socket-before-coalescer.md|SpanNetty HTTP/2 before Http2WriteCoalescer (c6f629c)"
+"spannetty-h2-libuv-before-coalescer.log|SpanNetty HTTP/2 on libuv before Http2WriteCoalescer (c6f629c)"
+"spannetty-h2-libuv-gather-only.log|SpanNetty HTTP/2 on libuv with the gather-only coalescer (7ce356b)"
+"deflate-summary.md|written by hand from the deflate pages"
+"spannetty-h2-summary.md|written by hand from the spannetty-h2 pages"
 )
 
 # The echo sample prints its page; this wraps it with the stamp block (the same fields the tools write, see
@@ -105,6 +120,9 @@ if [ $list -eq 1 ]; then
   for step in "${steps[@]}"; do
     IFS='|' read -r name spannetty writes _ <<<"$step"
     printf '%-28s %-10s %s\n' "$name" "$([ "$spannetty" = 1 ] && echo spannetty)" "$writes"
+  done
+  for page in "${history[@]}"; do
+    printf '%-28s %-10s %s\n' "(no step)" "history" "$r/${page%%|*}: ${page#*|}"
   done
   exit 0
 fi
