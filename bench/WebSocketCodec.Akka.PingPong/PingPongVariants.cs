@@ -3,8 +3,13 @@ namespace WebSocketCodec.Akka.PingPong;
 /// <summary>The transports RemotePingPong compares, by name, and the HOCON that selects each.</summary>
 public static class PingPongVariants
 {
-    /// <summary>Akka's default DotNetty TCP transport with its default batching: the baseline.</summary>
+    /// <summary>Akka's default DotNetty TCP transport with its default batching (<c>batching.enabled = true</c>,
+    /// <c>max-pending-writes = 30</c>).</summary>
     public const string DotNetty = "dotnetty";
+
+    /// <summary>DotNetty TCP with <c>akka.remote.dot-netty.tcp.batching.enabled = false</c>: every write flushed at
+    /// once. With <see cref="DotNetty"/>, the other candidate for the baseline (the better of the two per client count).</summary>
+    public const string DotNettyNoBatching = "dotnetty-nobatch";
 
     /// <summary>DotNetty TCP with <c>enable-ssl</c> (a self-signed certificate made at start).</summary>
     public const string DotNettyTls = "dotnetty-tls";
@@ -21,8 +26,11 @@ public static class PingPongVariants
     /// <summary>The in-process loopback transport of this tool: the ceiling.</summary>
     public const string Loopback = "loopback";
 
-    /// <summary>Every variant, in the order runs interleave them.</summary>
-    public static readonly IReadOnlyList<string> All = [DotNetty, DotNettyTls, WebSocket, WebSocketHttp2, WebSocketTls, Loopback];
+    /// <summary>The DotNetty TCP variants the baseline is chosen from (per client count, the better median).</summary>
+    public static readonly IReadOnlyList<string> Baselines = [DotNetty, DotNettyNoBatching];
+
+    /// <summary>Every variant, in the order of the first repeat (each later repeat starts one further on).</summary>
+    public static readonly IReadOnlyList<string> All = [DotNetty, DotNettyNoBatching, DotNettyTls, WebSocket, WebSocketHttp2, WebSocketTls, Loopback];
 
     /// <summary>Whether the variant needs the TLS certificate.</summary>
     public static bool UsesTls(string variant) => variant is DotNettyTls or WebSocketTls;
@@ -33,6 +41,10 @@ public static class PingPongVariants
         DotNetty => """
             akka.remote.enabled-transports = ["akka.remote.dot-netty.tcp"]
             akka.remote.dot-netty.tcp { hostname = "127.0.0.1", port = 0 }
+            """,
+        DotNettyNoBatching => """
+            akka.remote.enabled-transports = ["akka.remote.dot-netty.tcp"]
+            akka.remote.dot-netty.tcp { hostname = "127.0.0.1", port = 0, batching.enabled = false }
             """,
         DotNettyTls => $$"""
             akka.remote.enabled-transports = ["akka.remote.dot-netty.tcp"]

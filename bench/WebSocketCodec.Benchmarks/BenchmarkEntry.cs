@@ -22,8 +22,9 @@ public static class BenchmarkEntry
         }
 
         string root = FindRepositoryRoot();
+        DateTime started = DateTime.UtcNow;
         var summaries = BenchmarkSwitcher.FromTypes(Benchmarks).Run(args, BenchmarkConfigs.Full(root)).ToArray();
-        CopyReports(root);
+        ReportCopy.Run(root, "WebSocketCodec.Benchmarks.", started, "dotnet run -c Release --project bench/WebSocketCodec.Benchmarks -- " + string.Join(' ', args));
         return summaries.Any(s => s.HasCriticalValidationErrors || s.Reports.Any(r => !r.Success)) ? 1 : 0;
     }
 
@@ -50,24 +51,6 @@ public static class BenchmarkEntry
 
         output.WriteLine(failures == 0 ? "benchmark validation passed" : $"benchmark validation: {failures} failures");
         return failures == 0 ? 0 : 1;
-    }
-
-    private static void CopyReports(string root)
-    {
-        string source = Path.Combine(BenchmarkConfigs.ArtifactsPath(root), "results");
-        string target = Path.Combine(root, "bench", "results");
-        if (!Directory.Exists(source))
-        {
-            return;
-        }
-
-        Directory.CreateDirectory(target);
-        foreach (string file in Directory.EnumerateFiles(source).Where(f => f.EndsWith("-report-github.md", StringComparison.Ordinal) || f.EndsWith("-report.csv", StringComparison.Ordinal)))
-        {
-            string name = Path.GetFileName(file).Replace("WebSocketCodec.Benchmarks.", "", StringComparison.Ordinal);
-            File.Copy(file, Path.Combine(target, name), overwrite: true);
-            Console.WriteLine($"report: bench/results/{name}");
-        }
     }
 
     private static string FindRepositoryRoot()

@@ -98,7 +98,10 @@ root.SetAction(async (parseResult, cancellation) =>
         int at = Array.IndexOf(args, "--render-csv");
         string[] given = [.. args.Where((_, i) => i != at && i != at + 1)];
         string command = "dotnet run -c Release --project bench/WebSocketCodec.Broadcast -- " + string.Join(' ', given);
-        await File.WriteAllTextAsync(prefix + ".md", BroadcastReport.ToMarkdown(read, options, command, $"(This page was rendered again from {csv.Name}, with the analysis lines of a later version of the tool; the numbers are that run's.)"), cancellation);
+        // The stamp stays the run's (the page's own, when it has one): the numbers were measured then, not now.
+        string? before = File.Exists(prefix + ".md") ? await File.ReadAllTextAsync(prefix + ".md", cancellation) : null;
+        WebSocketCodec.Bench.ResultsStamp stamp = (before is null ? null : WebSocketCodec.Bench.ResultsStamp.Parse(before)) ?? WebSocketCodec.Bench.ResultsStamp.Current(command);
+        await File.WriteAllTextAsync(prefix + ".md", stamp.StampPage(BroadcastReport.ToMarkdown(read, options, command, $"(This page was rendered again from {csv.Name}, with the analysis lines of a later version of the tool; the numbers are that run's.)")), cancellation);
         Console.WriteLine($"wrote {prefix}.md");
         return 0;
     }

@@ -162,11 +162,11 @@ root.SetAction(async (parseResult, cancellation) =>
     {
         string title = $"Echo over {(http2 ? "HTTP/2" : "HTTP/1.1")}{(options.Tls ? ", TLS" : "")}, window {options.Window}";
         string command = "dotnet run -c Release --project bench/WebSocketCodec.PerfTest -- " + string.Join(' ', args);
-        await File.WriteAllTextAsync(table.FullName, scale
+        await File.WriteAllTextAsync(table.FullName, WebSocketCodec.Bench.ResultsStamp.Current(command).StampPage(scale
             ? DeflateMemoryReport.ToMarkdown(results, title + $", permessage-deflate {(options.ContextTakeover ? "with" : "without")} context takeover, JSON text", command)
             : compress || options.Memory
             ? DeflateReport.ToMarkdown(results, title + (compress ? $", permessage-deflate {(options.ContextTakeover ? "with" : "without")} context takeover, JSON text" : ""), command)
-            : PerfReport.ToMarkdown(results, title, command), cancellation);
+            : PerfReport.ToMarkdown(results, title, command)), cancellation);
     }
 
     if (parseResult.GetValue(json) is { } file)

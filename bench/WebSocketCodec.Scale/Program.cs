@@ -83,7 +83,8 @@ root.SetAction(async (parseResult, cancellation) =>
     IReadOnlyList<ScaleResult> results = await ScaleRunner.RunAsync(options, line => Console.WriteLine($"{DateTime.Now:HH:mm:ss} {line}"), cancellation);
     if (parseResult.GetValue(markdown) is { } page)
     {
-        await File.WriteAllTextAsync(page.FullName, ScaleReport.ToMarkdown(results, options, "dotnet run -c Release --project bench/WebSocketCodec.Scale -- " + string.Join(' ', args), earlier), cancellation);
+        string command = "dotnet run -c Release --project bench/WebSocketCodec.Scale -- " + string.Join(' ', args);
+        await File.WriteAllTextAsync(page.FullName, WebSocketCodec.Bench.ResultsStamp.Current(command).StampPage(ScaleReport.ToMarkdown(results, options, command, earlier)), cancellation);
     }
 
     if (parseResult.GetValue(json) is { } file)

@@ -29,18 +29,9 @@ public static class SpanNettyBenchmarkEntry
         string root = FindRepositoryRoot();
         // In process: a child build of this project would need the SpanNetty feed and -p:WithSpanNetty=true again.
         var config = ManualConfig.Create(BenchmarkConfigs.Full(root)).AddJob(Job.ShortRun.WithToolchain(InProcessEmitToolchain.Instance).WithId("ShortRun-InProcess"));
+        DateTime started = DateTime.UtcNow;
         var summaries = BenchmarkSwitcher.FromTypes(benchmarks).Run(args, config).ToArray();
-        string source = Path.Combine(BenchmarkConfigs.ArtifactsPath(root), "results");
-        string target = Path.Combine(root, "bench", "results");
-        foreach (string file in Directory.Exists(source) ? Directory.EnumerateFiles(source, "*SpanNetty*") : [])
-        {
-            if (file.EndsWith("-report-github.md", StringComparison.Ordinal) || file.EndsWith("-report.csv", StringComparison.Ordinal))
-            {
-                string name = Path.GetFileName(file).Replace("WebSocketCodec.SpanNetty.Benchmarks.", "", StringComparison.Ordinal);
-                File.Copy(file, Path.Combine(target, name), overwrite: true);
-                Console.WriteLine($"report: bench/results/{name}");
-            }
-        }
+        ReportCopy.Run(root, "WebSocketCodec.SpanNetty.Benchmarks.", started, "dotnet run -c Release --project bench/WebSocketCodec.SpanNetty.Benchmarks -p:WithSpanNetty=true -- " + string.Join(' ', args), file => Path.GetFileName(file).Contains("SpanNetty", StringComparison.Ordinal));
 
         return summaries.Any(s => s.HasCriticalValidationErrors || s.Reports.Any(r => !r.Success)) ? 1 : 0;
     }

@@ -41,10 +41,17 @@ public sealed record PingPongMeasurement
     /// <c>akka.wss</c>): which transport really carried the run ("" when it did not start).</summary>
     public string Protocol { get; init; } = "";
 
+    /// <summary>DotNetty's <c>akka.remote.dot-netty.tcp.batching.enabled</c> as the run's first system read it; null
+    /// for the transports that are not DotNetty's (or a run that did not start).</summary>
+    public bool? Batching { get; init; }
+
+    /// <summary>The run's place in its repeat's order of variants (0-based; the order rotates by one each repeat).</summary>
+    public int Position { get; init; }
+
     /// <summary>What stalled or failed ("" when <see cref="RunStatus.Ok"/>).</summary>
     public string Detail { get; init; } = "";
 
     /// <inheritdoc />
     public override string ToString() =>
-        $"{Variant,-12} {Clients,3} clients repeat {Repeat} ({Protocol}): " + (Status == RunStatus.Ok ? $"{MessagesPerSecond,10:N0} msgs/s ({ElapsedMs:N0} ms)" + (Refusals is { } refused ? $", {refused} refusals" : "") : $"{Status}: {Detail}");
+        $"{Variant,-16} {Clients,3} clients {(Repeat == 0 ? "warm-up " : $"repeat {Repeat}")} ({Protocol}{(Batching is { } batching ? batching ? ", batching" : ", no batching" : "")}): " + (Status == RunStatus.Ok ? $"{MessagesPerSecond,10:N0} msgs/s ({ElapsedMs:N0} ms)" + (Refusals is { } refused ? $", {refused} refusals" : "") : $"{Status}: {Detail}");
 }

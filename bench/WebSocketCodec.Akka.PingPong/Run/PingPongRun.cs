@@ -32,6 +32,7 @@ public static class PingPongRun
         var systems = new List<ActorSystem>(2);
         string phase = "start";
         string protocol = "";
+        bool? batching = null;
         try
         {
             Config config = ConfigurationFactory.ParseString(options.ExtraConfig)
@@ -44,6 +45,7 @@ public static class PingPongRun
             ActorSystem first = await Task.Run(() => ActorSystem.Create("PingA", config), setup.Token).WaitAsync(setup.Token).ConfigureAwait(false);
             systems.Add(first);
             protocol = ((ExtendedActorSystem)first).Provider.DefaultAddress.Protocol;
+            batching = protocol.Contains("tcp", StringComparison.Ordinal) ? first.Settings.Config.GetBoolean("akka.remote.dot-netty.tcp.batching.enabled") : null;
             ActorSystem second = await Task.Run(() => ActorSystem.Create("PingB", config), setup.Token).WaitAsync(setup.Token).ConfigureAwait(false);
             systems.Add(second);
             Address there = ((ExtendedActorSystem)second).Provider.DefaultAddress;
@@ -100,7 +102,7 @@ public static class PingPongRun
         }
 
         PingPongMeasurement Result(RunStatus status, string detail) =>
-            new() { Variant = variant, Clients = clients, Repeat = repeat, RoundTrips = roundTrips, Status = status, Protocol = protocol, Detail = detail };
+            new() { Variant = variant, Clients = clients, Repeat = repeat, RoundTrips = roundTrips, Status = status, Protocol = protocol, Batching = batching, Detail = detail };
     }
 
     /// <summary>Terminates the systems, logging off (the side that stops last reports the association it loses as an

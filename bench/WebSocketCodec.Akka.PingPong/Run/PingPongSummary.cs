@@ -23,6 +23,14 @@ public sealed record PingPongSummary(string Variant, int Clients, int Completed,
             .ThenBy(s => Rank(variantOrder, s.Variant))];
     }
 
+    /// <summary>The baseline at <paramref name="clients"/>: of the DotNetty TCP variants (<see cref="PingPongVariants.Baselines"/>:
+    /// default batching, batching off) that completed a run there, the one with the higher median; null when neither did.</summary>
+    public static PingPongSummary? BaselineOf(IEnumerable<PingPongSummary> summaries, int clients) =>
+        summaries.Where(s => s.Clients == clients && s.Completed > 0 && PingPongVariants.Baselines.Contains(s.Variant))
+            .OrderByDescending(s => s.Median)
+            .ThenBy(s => s.Variant, StringComparer.Ordinal)
+            .FirstOrDefault();
+
     /// <summary>The median of sorted values (the mean of the middle two for an even count; NaN for none).</summary>
     public static double MedianOf(IReadOnlyList<double> sorted)
     {

@@ -10,10 +10,11 @@ namespace WebSocketCodec.Bench.Tests.AkkaPingPong;
 public sealed class PingPongSmokeTests(ITestOutputHelper output)
 {
     [Theory]
-    [InlineData(PingPongVariants.DotNetty, "akka.tcp")]
-    [InlineData(PingPongVariants.WebSocket, "akka.ws")]
-    [InlineData(PingPongVariants.Loopback, "akka.loopback")]
-    public async Task OneClientsRoundTripsAllComeBack(string variant, string protocol)
+    [InlineData(PingPongVariants.DotNetty, "akka.tcp", true)]
+    [InlineData(PingPongVariants.DotNettyNoBatching, "akka.tcp", false)]
+    [InlineData(PingPongVariants.WebSocket, "akka.ws", null)]
+    [InlineData(PingPongVariants.Loopback, "akka.loopback", null)]
+    public async Task OneClientsRoundTripsAllComeBack(string variant, string protocol, bool? batching)
     {
         var options = new PingPongOptions
         {
@@ -27,8 +28,39 @@ public sealed class PingPongSmokeTests(ITestOutputHelper output)
         Assert.Equal(RunStatus.Ok, result.Status);
         Assert.True(PingPongRunner.PassesSmoke(result), result.ToString());
         Assert.Equal((variant, protocol, 1, 1, 2_000), (result.Variant, result.Protocol, result.Clients, result.Repeat, result.RoundTrips));
+        Assert.Equal(batching, result.Batching); // DotNetty's batching as the run's actor system read its HOCON
         Assert.True(result.ElapsedMs > 0 && result.MessagesPerSecond > 0, result.ToString());
         Assert.Equal(variant == PingPongVariants.WebSocket ? 0 : null, result.Refusals); // the default water marks: no refusal
+    }
+
+    [Fact]
+    public async Task WarmUpsAreKeptAndTheOrderRotatesEachRepeat()
+    {
+        var options = new PingPongOptions
+        {
+            Variants = [PingPongVariants.Loopback, PingPongVariants.DotNettyNoBatching], Clients = [1], RoundTrips = 500, Repeat = 2, WarmUpRoundTrips = 200,
+            SetupTimeout = TimeSpan.FromSeconds(20), RunTimeout = TimeSpan.FromSeconds(30),
+        };
+
+        IReadOnlyList<PingPongMeasurement> results = await PingPongRunner.RunAsync(options, output.WriteLine, RawHttp.Timeout(120));
+
+        Assert.All(results, r => Assert.Equal(RunStatus.Ok, r.Status));
+        Assert.Equal(
+            [(0, 0, PingPongVariants.Loopback, 200), (0, 1, PingPongVariants.DotNettyNoBatching, 200),
+             (1, 0, PingPongVariants.Loopback, 500), (1, 1, PingPongVariants.DotNettyNoBatching, 500),
+             (2, 0, PingPongVariants.DotNettyNoBatching, 500), (2, 1, PingPongVariants.Loopback, 500)],
+            results.Select(r => (r.Repeat, r.Position, r.Variant, r.RoundTrips)));
+        Assert.Contains("Warm-up runs (1 client, 200 round trips each", PingPongReport.ToMarkdown(results, options, "pingpong"), StringComparison.Ordinal);
+    }
+
+    [Fact]
+    public void TheOrderStartsOneVariantFurtherOnEachRepeat()
+    {
+        string[] variants = ["a", "b", "c"];
+        Assert.Equal(["a", "b", "c"], PingPongRunner.OrderOf(variants, 1));
+        Assert.Equal(["b", "c", "a"], PingPongRunner.OrderOf(variants, 2));
+        Assert.Equal(["c", "a", "b"], PingPongRunner.OrderOf(variants, 3));
+        Assert.Equal(["a", "b", "c"], PingPongRunner.OrderOf(variants, 4));
     }
 
     [Fact]

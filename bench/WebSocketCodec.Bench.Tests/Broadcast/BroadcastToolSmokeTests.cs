@@ -38,6 +38,7 @@ public sealed class BroadcastToolSmokeTests
             }
 
             Assert.Contains("- 20 websockets, 64 B: group ", page, StringComparison.Ordinal);
+            Assert.Equal("`broadcast --smoke`", ResultsStamp.Parse(page)?.Command); // the page is stamped
             Assert.Equal(4, csv.Split('\n', StringSplitOptions.RemoveEmptyEntries).Length); // the header and one row per run
         }
         finally

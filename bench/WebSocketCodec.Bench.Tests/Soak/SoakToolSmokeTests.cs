@@ -127,6 +127,10 @@ public sealed class SoakToolSmokeTests(ITestOutputHelper output)
             string report = await File.ReadAllTextAsync(options.ReportPath);
             Assert.Contains("**Complete: 2 of 2 segments", report, StringComparison.Ordinal);
             Assert.Contains("0 failures, pools balanced", report, StringComparison.Ordinal);
+            Assert.All(again.Segments, s => Assert.Equal(ResultsStamp.CurrentCommit(), s.Commit)); // each segment records its commit
+            ResultsStamp? stamp = ResultsStamp.Parse(report);
+            Assert.NotNull(stamp);
+            Assert.Equal((ResultsStamp.CurrentCommit(), again.Segments[^1].FinishedUtc + " UTC", ResultsStamp.CpuModel()), (stamp.Commit, stamp.Date, stamp.Cpu));
 
             await Assert.ThrowsAsync<InvalidOperationException>(() => SoakRun.RunAsync(options with { Seed = 9 }, "other", null, RawHttp.Timeout(60)));
         }

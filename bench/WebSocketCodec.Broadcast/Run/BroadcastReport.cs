@@ -10,7 +10,7 @@ public static class BroadcastReport
     /// <summary>Writes <paramref name="prefix"/>.md and <paramref name="prefix"/>.csv.</summary>
     public static async Task WriteAsync(string prefix, IReadOnlyList<BroadcastMeasurement> results, BroadcastOptions options, string command, CancellationToken cancellationToken = default)
     {
-        await File.WriteAllTextAsync(prefix + ".md", ToMarkdown(results, options, command), cancellationToken);
+        await File.WriteAllTextAsync(prefix + ".md", WebSocketCodec.Bench.ResultsStamp.Current(command).StampPage(ToMarkdown(results, options, command)), cancellationToken);
         await File.WriteAllTextAsync(prefix + ".csv", ToCsv(results), cancellationToken);
     }
 

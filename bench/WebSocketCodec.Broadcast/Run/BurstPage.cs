@@ -10,7 +10,7 @@ public static class BurstPage
     public static async Task WriteAsync(
         string prefix, IReadOnlyList<BurstMeasurement> results, BroadcastOptions options, string command, string machine, CancellationToken cancellationToken = default)
     {
-        await File.WriteAllTextAsync(prefix + ".md", ToMarkdown(results, options, command, machine), cancellationToken);
+        await File.WriteAllTextAsync(prefix + ".md", WebSocketCodec.Bench.ResultsStamp.Current(command).StampPage(ToMarkdown(results, options, command, machine)), cancellationToken);
         await File.WriteAllTextAsync(prefix + ".csv", ToCsv(results), cancellationToken);
     }
 

@@ -1,5 +1,4 @@
 using System.Globalization;
-using System.Runtime.InteropServices;
 using System.Text;
 
 namespace WebSocketCodec.Fuzz;
@@ -15,10 +14,8 @@ public static class MarkdownReport
         var md = new StringBuilder();
         var inv = CultureInfo.InvariantCulture;
         md.AppendLine("# Fuzz run").AppendLine();
-        md.AppendLine(inv, $"- command: `{command}`");
-        md.AppendLine(inv, $"- seed: {seed}");
-        md.AppendLine(inv, $"- machine: {Cpu()}, {Environment.ProcessorCount} logical cores, {RuntimeInformation.OSDescription}, {RuntimeInformation.FrameworkDescription}");
-        md.AppendLine(inv, $"- date (UTC): {DateTime.UtcNow:yyyy-MM-dd HH:mm}").AppendLine();
+        md.Append(WebSocketCodec.Bench.ResultsStamp.Current(command).ToMarkdown());
+        md.AppendLine(inv, $"Seed: {seed}.").AppendLine();
         md.AppendLine("| target | inputs | seconds | inputs/s | violations |").AppendLine("|---|---:|---:|---:|---:|");
         foreach (TargetResult r in results)
         {
@@ -53,20 +50,5 @@ public static class MarkdownReport
         }
 
         return md.ToString();
-    }
-
-    private static string Cpu()
-    {
-        try
-        {
-            string? model = File.Exists("/proc/cpuinfo")
-                ? File.ReadLines("/proc/cpuinfo").FirstOrDefault(l => l.StartsWith("model name", StringComparison.Ordinal))
-                : null;
-            return model is null ? RuntimeInformation.ProcessArchitecture.ToString() : model[(model.IndexOf(':', StringComparison.Ordinal) + 1)..].Trim();
-        }
-        catch (IOException)
-        {
-            return RuntimeInformation.ProcessArchitecture.ToString();
-        }
     }
 }

@@ -76,16 +76,5 @@ public static class PerfReport
         baseline is > 0 ? (value / baseline.Value).ToString("F2", CultureInfo.InvariantCulture) : "";
 
     /// <summary>The CPU model (Linux: /proc/cpuinfo), to go with every figure.</summary>
-    public static string CpuModel()
-    {
-        try
-        {
-            string? line = File.Exists("/proc/cpuinfo") ? File.ReadLines("/proc/cpuinfo").FirstOrDefault(l => l.StartsWith("model name", StringComparison.Ordinal)) : null;
-            return line?[(line.IndexOf(':', StringComparison.Ordinal) + 1)..].Trim() ?? RuntimeInformation.ProcessArchitecture.ToString();
-        }
-        catch (IOException)
-        {
-            return RuntimeInformation.ProcessArchitecture.ToString();
-        }
-    }
+    public static string CpuModel() => WebSocketCodec.Bench.ResultsStamp.CpuModel();
 }

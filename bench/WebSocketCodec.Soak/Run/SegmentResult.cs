@@ -7,6 +7,13 @@ public sealed class SegmentResult
     /// <summary>The segment's number (its traffic derives from the seed and this).</summary>
     public long Index { get; set; }
 
+    /// <summary>The commit it ran at (<c>git rev-parse --short HEAD</c>, marked when the tree had changes; "" in state
+    /// files written before it was recorded).</summary>
+    public string Commit { get; set; } = "";
+
+    /// <summary>When it finished, UTC (<c>yyyy-MM-dd HH:mm</c>; "" in state files written before it was recorded).</summary>
+    public string FinishedUtc { get; set; } = "";
+
     /// <summary>Frames planned for it.</summary>
     public long PlannedFrames { get; set; }
 

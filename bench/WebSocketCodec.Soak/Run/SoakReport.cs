@@ -6,6 +6,47 @@ namespace WebSocketCodec.Soak;
 /// <summary>The markdown report of a run's state: totals, per transport, length boundaries, pools, speed.</summary>
 public static class SoakReport
 {
+    /// <summary>The page's stamp: the commits the segments ran at (with their segments when they differ), when the last
+    /// one finished, and the machine the state recorded; "not recorded" for what an older state file lacks.</summary>
+    internal static WebSocketCodec.Bench.ResultsStamp Stamp(SoakState state, string command)
+    {
+        ArgumentNullException.ThrowIfNull(state);
+        const string none = WebSocketCodec.Bench.ResultsStamp.NotRecorded;
+        var runs = new List<(string Commit, long First, long Last)>();
+        foreach (SegmentResult segment in state.Segments)
+        {
+            string commit = segment.Commit.Length > 0 ? segment.Commit : none;
+            if (runs.Count > 0 && runs[^1].Commit == commit)
+            {
+                runs[^1] = (commit, runs[^1].First, segment.Index);
+            }
+            else
+            {
+                runs.Add((commit, segment.Index, segment.Index));
+            }
+        }
+
+        string commits = runs.Count switch
+        {
+            0 => WebSocketCodec.Bench.ResultsStamp.CurrentCommit() + " (no segment yet)",
+            1 => runs[0].Commit,
+            _ => string.Join(", ", runs.Select(r => r.First == r.Last ? $"{r.Commit} (segment {r.First})" : $"{r.Commit} (segments {r.First}-{r.Last})")),
+        };
+
+        // The state's machine line: "<n> cores, <OS>, .NET <version>".
+        string[] machine = state.Machine.Split(", ");
+        bool parsed = machine.Length >= 3 && machine[0].EndsWith(" cores", StringComparison.Ordinal);
+        string finished = state.Segments.Count > 0 && state.Segments[^1].FinishedUtc.Length > 0 ? state.Segments[^1].FinishedUtc + " UTC" : none;
+        return new WebSocketCodec.Bench.ResultsStamp(
+            commits,
+            finished,
+            state.Cpu.Length > 0 ? state.Cpu : none,
+            parsed ? machine[0][..^" cores".Length] : none,
+            parsed ? machine[^1] : none,
+            parsed ? string.Join(", ", machine[1..^1]) : none,
+            command);
+    }
+
     /// <summary>Renders <paramref name="state"/>; <paramref name="command"/> is the command that made it.</summary>
     public static string Render(SoakState state, string command)
     {
@@ -35,6 +76,7 @@ public static class SoakReport
         var text = new StringBuilder();
         Line(text, $"# Soak: {N(state.Frames)} frames, seed {state.Seed}");
         Line(text);
+        text.Append(Stamp(state, command).ToMarkdown());
         Line(text, $"`{command}`");
         Line(text);
         Line(text, $"**{(complete ? "Complete" : "In progress")}: {state.Segments.Count} of {state.SegmentCount} segments, {N(total.Frames)} frames; "

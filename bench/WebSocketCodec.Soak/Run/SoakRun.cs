@@ -34,6 +34,8 @@ public static class SoakRun
 
             long frames = Math.Min(options.SegmentFrames, options.Frames - (index * options.SegmentFrames));
             SegmentResult segment = await SoakSegment.RunAsync(options, material, servers, index, frames, log, cancellationToken).ConfigureAwait(false);
+            segment.Commit = WebSocketCodec.Bench.ResultsStamp.CurrentCommit();
+            segment.FinishedUtc = DateTime.UtcNow.ToString("yyyy-MM-dd HH:mm", System.Globalization.CultureInfo.InvariantCulture);
             state.Segments.Add(segment);
             SoakCounts total = segment.Total();
             log?.Invoke($"segment {index + 1}/{state.SegmentCount}: {total.Frames:N0} frames in {segment.Seconds:F1} s ({total.Frames / Math.Max(segment.Seconds, 1e-9):N0} frames/s), "

@@ -26,6 +26,9 @@ public sealed class SoakState
     /// <summary>The machine the segments ran on.</summary>
     public string Machine { get; set; } = "";
 
+    /// <summary>The CPU model the segments ran on ("" in state files written before it was recorded).</summary>
+    public string Cpu { get; set; } = "";
+
     /// <summary>Completed segments, in order.</summary>
     public List<SegmentResult> Segments { get; set; } = [];
 
@@ -40,6 +43,7 @@ public sealed class SoakState
             SegmentFrames = options.SegmentFrames,
             Connections = options.Connections,
             Transports = [.. options.Transports],
+            Cpu = WebSocketCodec.Bench.ResultsStamp.CpuModel(),
             Machine = $"{Environment.ProcessorCount} cores, {System.Runtime.InteropServices.RuntimeInformation.OSDescription}, .NET {Environment.Version}",
         };
     }
