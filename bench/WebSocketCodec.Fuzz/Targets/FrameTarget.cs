@@ -1,3 +1,5 @@
+using WebSocketCodec.Fuzz.Model;
+
 namespace WebSocketCodec.Fuzz;
 
 /// <summary>
@@ -5,7 +7,9 @@ namespace WebSocketCodec.Fuzz;
 /// path over several cut plans and the streaming drive must deliver the same frames and end with the same violation
 /// (the streaming drive may fail earlier, inside a payload the input cuts short: UTF-8 and close statuses are checked
 /// as bytes arrive). Options vary per input: role (the entry's, sometimes the other), limits at the length boundaries,
-/// RSV bits allowed, UTF-8 validation.
+/// RSV bits allowed, permessage-deflate, UTF-8 validation. The fast path over the whole input is also checked against
+/// the reference model (<see cref="ModelOracle"/>), and an early failure of the streaming drive must be one the bytes
+/// so far prove.
 /// </summary>
 public sealed class FrameTarget : IFuzzTarget
 {
@@ -37,6 +41,7 @@ public sealed class FrameTarget : IFuzzTarget
             MaxMessagePayloadLength = message,
             AllowedRsv = rng.OneIn(4) ? rng.Next(8) : 0,
             ValidateUtf8 = !rng.OneIn(8),
+            PerMessageDeflate = rng.OneIn(4),
         };
     }
 
@@ -56,6 +61,8 @@ public sealed class FrameTarget : IFuzzTarget
         FrameDecoderOptions options = PickOptions(rng);
         FrameTrace fast = DecoderDrives.FastWhole(role, options, input);
         context.Count(fast.Violation == ProtocolViolation.None ? $"ok ({(fast.Frames.Count > 0 ? "frames" : "none")})" : fast.Violation.ToString());
+        ModelVerdict model = ReferenceModel.Read(input, ModelOracle.For(role, options));
+        ModelOracle.CheckFrames(model, fast, "the fast path and the model");
         DecoderDrives.GeneralWhole(role, options, input, rng).AssertSame(fast, "fast path and general path");
         foreach (int[] cuts in Splits.Plans(input.Length, rng))
         {
@@ -66,6 +73,7 @@ public sealed class FrameTarget : IFuzzTarget
                 && streamed.Violation is ProtocolViolation.InvalidTextUtf8 or ProtocolViolation.InvalidCloseStatus
                     or ProtocolViolation.InvalidCloseReasonUtf8)
             {
+                ModelOracle.CheckEarlyFailure(model, streamed.Violation, $"streaming at {where}, failing early in a cut payload");
                 context.Count("streaming failed early in a cut payload");
                 streamed.Violation = ProtocolViolation.None;
             }

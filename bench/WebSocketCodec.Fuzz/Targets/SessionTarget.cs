@@ -1,10 +1,13 @@
+using WebSocketCodec.Fuzz.Model;
+
 namespace WebSocketCodec.Fuzz;
 
 /// <summary>
 /// The session (<see cref="WebSocketSession"/>), both roles: the whole input in one read and the same input cut one
 /// byte at a time (short inputs) and at random points must hand the handler the same frames and end with the same
 /// violation and the same Close status (and, when no rule was broken, the same state and peer's Close); the output
-/// is whole frames with nothing after the Close; after <c>Dispose</c> every pooled array is back.
+/// is whole frames with nothing after the Close; after <c>Dispose</c> every pooled array is back. The whole-input run
+/// is also checked against the reference model (<see cref="ModelOracle"/>).
 /// </summary>
 public sealed class SessionTarget : IFuzzTarget
 {
@@ -46,6 +49,7 @@ public sealed class SessionTarget : IFuzzTarget
 
         int throwAt = rng.OneIn(8) ? rng.Next(4) : -1;
         SessionTrace whole = SessionDrive.Run(role, options, input, [], throwAt);
+        ModelOracle.CheckSession(ReferenceModel.Read(input, ModelOracle.For(role, options)), whole, throwAt, "the session and the model");
         context.Count(whole.Violation != ProtocolViolation.None ? whole.Violation.ToString()
             : whole.SentCloseStatus == CloseStatus.InternalError ? "handler failed"
             : whole.ReceivedCloseStatus is { } received ? $"{whole.State} (peer's Close{(received == CloseStatus.NoStatusReceived ? ", empty" : string.Empty)})"

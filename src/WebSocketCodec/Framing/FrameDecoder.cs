@@ -21,7 +21,8 @@ namespace WebSocketCodec;
 /// </remarks>
 public sealed class FrameDecoder
 {
-    private readonly long _maxFrame;
+    private readonly long _maxFrame; // a data frame's bound: the frame limit, or the message limit when smaller
+    private readonly long _maxControlFrame; // a control frame is no part of a message: the frame limit alone
     private readonly long _maxMessage;
     private readonly int _forbiddenRsv;
     private readonly bool _validateUtf8;
@@ -64,6 +65,7 @@ public sealed class FrameDecoder
         _requireMask = role == WebSocketRole.Server;
         _expectedMaskBit = _requireMask ? 0x80 : 0;
         _maxFrame = Math.Min(options.MaxFramePayloadLength, options.MaxMessagePayloadLength);
+        _maxControlFrame = options.MaxFramePayloadLength;
         _smallFrameLimit = (int)Math.Min(125, _maxFrame);
         _maxMessage = options.MaxMessagePayloadLength;
         ArgumentOutOfRangeException.ThrowIfNegative(options.MaxFragmentsPerMessage);
@@ -343,7 +345,8 @@ public sealed class FrameDecoder
             return OperationStatus.InvalidData;
         }
 
-        OperationStatus status = FrameHeaderReader.Read(source, _maxFrame, out header, out bytesNeeded, out var violation);
+        long limit = !source.IsEmpty && (source[0] & 0x08) != 0 ? _maxControlFrame : _maxFrame;
+        OperationStatus status = FrameHeaderReader.Read(source, limit, out header, out bytesNeeded, out var violation);
         if (status == OperationStatus.Done)
         {
             violation = Validate(header);

@@ -137,6 +137,21 @@ public class FrameDecoderTests
     }
 
     [Fact]
+    public void ControlFramesAreNoPartOfAMessageSoTheMessageLimitDoesNotBoundThem()
+    {
+        // Found by the fuzzer's reference model: with a message limit under 2 bytes every Close with a status failed
+        // with 1009 (the message limit bounded every frame). Only the frame limit bounds a control frame.
+        var decoder = new FrameDecoder(WebSocketRole.Server, new FrameDecoderOptions { MaxMessagePayloadLength = 1 });
+        Assert.Equal(ProtocolViolation.None, Run(decoder, Frame(9, new byte[125]), Frame(8, Close(1000, "bye"))));
+        var cut = new FrameDecoder(WebSocketRole.Server, new FrameDecoderOptions { MaxMessagePayloadLength = 1 });
+        Assert.Equal(OperationStatus.Done, cut.ReadHeader(Frame(10, new byte[100]).AsSpan(0, 6), out _, out _));
+        var data = new FrameDecoder(WebSocketRole.Server, new FrameDecoderOptions { MaxMessagePayloadLength = 1 });
+        Assert.Equal(CloseStatus.MessageTooBig, Run(data, Frame(2, new byte[2])).ToCloseStatus()); // data frames still bounded
+        var small = new FrameDecoder(WebSocketRole.Server, new FrameDecoderOptions { MaxFramePayloadLength = 1 });
+        Assert.Equal(ProtocolViolation.FrameTooBig, Run(small, Frame(8, Close(1000))));
+    }
+
+    [Fact]
     public void NegotiatedRsvBitIsAccepted()
     {
         var decoder = new FrameDecoder(WebSocketRole.Server, new FrameDecoderOptions { AllowedRsv = 4 });
