@@ -77,12 +77,14 @@ public static class InflateSeeds
                 deflate.Flush(); // a sync flush: ends in 00 00 FF FF
                 byte[] all = output.ToArray();
                 byte[] flushed = all[(int)start..];
-                if (flushed.Length < 4 || !flushed.AsSpan(flushed.Length - 4).SequenceEqual((byte[])[0x00, 0x00, 0xFF, 0xFF]))
+                // A flush with nothing new to compress writes nothing: the message is then empty, as is an empty
+                // stored block's payload once its tail is stripped.
+                if (flushed.Length != 0 && (flushed.Length < 4 || !flushed.AsSpan(flushed.Length - 4).SequenceEqual((byte[])[0x00, 0x00, 0xFF, 0xFF])))
                 {
                     throw new InvalidOperationException("a sync flush did not end with 00 00 FF FF");
                 }
 
-                result[i] = flushed[..^4];
+                result[i] = flushed.Length == 0 ? [] : flushed[..^4];
                 start = all.Length;
             }
         }

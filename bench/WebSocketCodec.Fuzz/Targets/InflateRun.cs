@@ -110,14 +110,17 @@ public sealed record InflateRun(List<byte[]> Messages, byte[] Partial, InflateOu
         return new InflateRun(messages, [.. current], outcome, messages.Count);
     }
 
-    /// <summary>Fails unless <paramref name="other"/> ended the same way with the same messages (for a failure, what
-    /// the failing message had inflated may differ by where the pieces ended: one must be a prefix of the other).</summary>
+    /// <summary>Fails unless <paramref name="other"/> ended the same way with the same messages. A failure may be found
+    /// as invalid data in one and as too big in the other (a message both invalid and over the limit: the caller checks
+    /// the data is invalid), and what the failing message had inflated may then differ by where the pieces ended: one
+    /// must be a prefix of the other.</summary>
     public void AssertSame(InflateRun other, string what)
     {
         ArgumentNullException.ThrowIfNull(other);
-        bool same = Outcome == other.Outcome && Failed == other.Failed && Messages.Count == other.Messages.Count
+        bool bothFailed = Outcome != InflateOutcome.Ok && other.Outcome != InflateOutcome.Ok;
+        bool same = (Outcome == other.Outcome || bothFailed) && Failed == other.Failed && Messages.Count == other.Messages.Count
             && Messages.Zip(other.Messages).All(p => p.First.AsSpan().SequenceEqual(p.Second))
-            && (Outcome == InflateOutcome.Invalid ? PrefixRelated(Partial, other.Partial) : Partial.AsSpan().SequenceEqual(other.Partial));
+            && (Outcome == InflateOutcome.Invalid || other.Outcome == InflateOutcome.Invalid ? PrefixRelated(Partial, other.Partial) : Partial.AsSpan().SequenceEqual(other.Partial));
         if (!same)
         {
             throw new OracleFailureException($"{what}: {this} vs {other}");
