@@ -4,7 +4,7 @@ namespace WebSocketCodec.Fuzz;
 public static class FuzzTargets
 {
     /// <summary>Every target name, in run order.</summary>
-    public static readonly string[] Names = ["frames", "session", "http1", "h2connect", "inflate"];
+    public static readonly string[] Names = ["frames", "session", "http1", "h2connect", "inflate", "negotiation"];
 
     /// <summary>A new target named <paramref name="name"/>.</summary>
     public static IFuzzTarget Create(string name) => name switch
@@ -14,6 +14,7 @@ public static class FuzzTargets
         "http1" => new Http1Target(),
         "h2connect" => new ExtendedConnectTarget(),
         "inflate" => new InflateTarget(),
+        "negotiation" => new NegotiationTarget(),
         _ => throw new ArgumentException($"Unknown target '{name}': one of {string.Join(", ", Names)}.", nameof(name)),
     };
 }
