@@ -20,7 +20,9 @@ public sealed record DeflateModelParameters(
 /// (<c>client_max_window_bits</c> then needs a value), keeps <c>server_no_context_takeover</c> if offered (§7.1.1.1),
 /// has <c>server_max_window_bits</c> no larger than offered when offered (§7.1.2.1), and has
 /// <c>client_max_window_bits</c> only if offered and no larger than an offered value (§7.1.2.2).
-/// Choices: names compare case-insensitively (as the library documents; RFC 6455 does not say).
+/// Choices the RFCs leave open, made as the library documents them: names compare case-insensitively (RFC 6455 does
+/// not say); a response without <c>server_max_window_bits</c> to an offer of <c>server_max_window_bits=15</c> is
+/// valid (§7.1.2.1 says a server accepts the parameter by including it, but an absent one means 15, what was asked).
 /// </summary>
 public static class PerMessageDeflateModel
 {
@@ -114,7 +116,7 @@ public static class PerMessageDeflateModel
         {
             null => "an unknown, repeated or invalid parameter",
             _ when offer.ServerNoContextTakeover && !r.ServerNoContextTakeover => "server_no_context_takeover offered, not answered",
-            _ when offer.ServerMaxWindowBits is { } n && (r.ServerMaxWindowBits ?? 16) > n => "server_max_window_bits missing or over the offer",
+            _ when offer.ServerMaxWindowBits is { } n && (r.ServerMaxWindowBits ?? 15) > n => "server_max_window_bits missing or over the offer",
             _ when r.ClientMaxWindowBitsGiven && !offer.ClientMaxWindowBitsGiven => "client_max_window_bits not offered",
             _ when offer.ClientMaxWindowBits is { } v && r.ClientMaxWindowBits > v => "client_max_window_bits over the offer",
             _ => null,
