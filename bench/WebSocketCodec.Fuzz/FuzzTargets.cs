@@ -4,7 +4,7 @@ namespace WebSocketCodec.Fuzz;
 public static class FuzzTargets
 {
     /// <summary>Every target name, in run order.</summary>
-    public static readonly string[] Names = ["frames", "session", "http1", "h2connect", "inflate", "negotiation"];
+    public static readonly string[] Names = ["frames", "session", "http1", "h2connect", "inflate", "negotiation", "http101"];
 
     /// <summary>A new target named <paramref name="name"/>.</summary>
     public static IFuzzTarget Create(string name) => name switch
@@ -15,6 +15,7 @@ public static class FuzzTargets
         "h2connect" => new ExtendedConnectTarget(),
         "inflate" => new InflateTarget(),
         "negotiation" => new NegotiationTarget(),
+        "http101" => new Http101Target(),
         _ => throw new ArgumentException($"Unknown target '{name}': one of {string.Join(", ", Names)}.", nameof(name)),
     };
 }
