@@ -4,7 +4,7 @@ namespace WebSocketCodec.Fuzz;
 public static class FuzzTargets
 {
     /// <summary>Every target name, in run order.</summary>
-    public static readonly string[] Names = ["frames", "session", "http1", "h2connect", "inflate", "negotiation", "http101"];
+    public static readonly string[] Names = ["frames", "session", "http1", "h2connect", "inflate", "negotiation", "http101", "akka"];
 
     /// <summary>A new target named <paramref name="name"/>.</summary>
     public static IFuzzTarget Create(string name) => name switch
@@ -16,6 +16,7 @@ public static class FuzzTargets
         "inflate" => new InflateTarget(),
         "negotiation" => new NegotiationTarget(),
         "http101" => new Http101Target(),
+        "akka" => new AkkaTarget(),
         _ => throw new ArgumentException($"Unknown target '{name}': one of {string.Join(", ", Names)}.", nameof(name)),
     };
 }
