@@ -3,7 +3,7 @@ namespace WebSocketCodec.Fuzz;
 /// <summary>
 /// The HTTP/1.1 client's check of the server's 101 (<see cref="Http1Handshake.ValidateResponse(HttpHead, string, IReadOnlyCollection{string})"/>,
 /// and its overload with permessage-deflate offered) over mutated response heads, parsed by
-/// <see cref="HttpHeadParser"/>. Oracles: it accepts exactly the heads <see cref="ClientHandshakeModel"/> accepts,
+/// <see cref="HttpHeadParser"/> (a head cut short is ended with a blank line). Oracles: it accepts exactly the heads <see cref="ClientHandshakeModel"/> accepts,
 /// throws nothing but <see cref="WebSocketHandshakeException"/> (carrying the server's status when it is a number from
 /// 100 to 999), and returns the subprotocol the head selected.
 /// </summary>
@@ -27,6 +27,12 @@ public sealed class Http101Target : IFuzzTarget
         ArgumentNullException.ThrowIfNull(context);
         FuzzRng rng = context.Rng;
         HeadParse parse = HeadParse.Of(input, HttpHeadParser.DefaultMaxHeadLength, HttpHeadParser.DefaultMaxFields);
+        if (parse.Status == System.Buffers.OperationStatus.NeedMoreData)
+        {
+            // A mutation that broke the blank line: end the head here, so the fields still reach the check.
+            parse = HeadParse.Of([.. input, .. "\r\n\r\n"u8], HttpHeadParser.DefaultMaxHeadLength, HttpHeadParser.DefaultMaxFields);
+        }
+
         if (parse.Head is not { } head)
         {
             context.Count("not a head");
