@@ -3,7 +3,7 @@ using WebSocketCodec.Fuzz;
 
 var inputs = new Option<long>("--inputs") { DefaultValueFactory = _ => 100_000, Description = "Inputs in all, shared evenly by the targets chosen." };
 var seed = new Option<ulong>("--seed") { DefaultValueFactory = _ => 22, Description = "The seed: input i of a target is made from (seed, target, i) alone." };
-var target = new Option<string>("--target") { DefaultValueFactory = _ => "all", Description = "frames, session, http1, h2connect or all." };
+var target = new Option<string>("--target") { DefaultValueFactory = _ => "all", Description = $"{string.Join(", ", FuzzTargets.Names)} or all (frames and session: the decoder and the session; http1, http101, h2connect, h2response: the handshakes; negotiation and inflate: permessage-deflate; akka: the Akka.Remote association reader)." };
 target.AcceptOnlyFromAmong([.. FuzzTargets.Names, "all"]);
 var replay = new Option<long?>("--replay") { Description = "Run only this input index of --target (with --seed) and print it." };
 var markdown = new Option<FileInfo?>("--markdown") { Description = "Also write the report as markdown to this file." };

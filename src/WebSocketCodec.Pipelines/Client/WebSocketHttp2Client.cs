@@ -1,3 +1,4 @@
+using System.Globalization;
 using System.Net;
 using System.Net.Security;
 
@@ -116,40 +117,10 @@ public static class WebSocketHttp2Client
         return new MessageWebSocket(connection, options?.Session.Pool).Start(CancellationToken.None);
     }
 
-    private static string? CheckResponse(HttpResponseMessage response, WebSocketClientOptions options, Uri uri, out DeflateParameters? deflate)
-    {
-        deflate = null;
-        if (response.StatusCode != HttpStatusCode.OK)
-        {
-            throw new WebSocketHandshakeException($"{uri} refused the websocket over HTTP/2 with {(int)response.StatusCode} {response.ReasonPhrase}.", (int)response.StatusCode);
-        }
-
-        if (response.Headers.TryGetValues("sec-websocket-extensions", out IEnumerable<string>? extensions))
-        {
-            if (options.Deflate is null)
-            {
-                throw new WebSocketHandshakeException($"{uri} accepted with an extension, though none was offered.");
-            }
-
-            if (!PerMessageDeflateNegotiation.TryParseAnswer(string.Join(", ", extensions), options.Deflate, out DeflateParameters parameters, out string? error))
-            {
-                throw new WebSocketHandshakeException($"{uri} answered permessage-deflate unacceptably: {error}.");
-            }
-
-            deflate = parameters;
-        }
-
-        if (!response.Headers.TryGetValues("sec-websocket-protocol", out IEnumerable<string>? values))
-        {
-            return null;
-        }
-
-        string selected = string.Join(", ", values).Trim();
-        if (!HttpToken.IsToken(selected) || !options.Subprotocols.Contains(selected, StringComparer.Ordinal))
-        {
-            throw new WebSocketHandshakeException($"{uri} selected the subprotocol '{selected}', which was not offered.");
-        }
-
-        return selected;
-    }
+    private static string? CheckResponse(HttpResponseMessage response, WebSocketClientOptions options, Uri uri, out DeflateParameters? deflate) =>
+        ExtendedConnectResponse.Validate(
+            ((int)response.StatusCode).ToString(CultureInfo.InvariantCulture), response.ReasonPhrase, endStream: false,
+            response.Headers.TryGetValues("sec-websocket-protocol", out IEnumerable<string>? protocols) ? [.. protocols] : [],
+            response.Headers.TryGetValues("sec-websocket-extensions", out IEnumerable<string>? extensions) ? [.. extensions] : [],
+            options, uri.ToString(), out deflate);
 }

@@ -77,24 +77,13 @@ internal sealed class Http2WebSocketClientHandshake : ChannelHandlerAdapter
             return; // an informational answer: the final one follows
         }
 
-        if (status != "200")
-        {
-            _ = int.TryParse(status, System.Globalization.NumberStyles.None, System.Globalization.CultureInfo.InvariantCulture, out int code);
-            Fail(context, new WebSocketHandshakeException($"{_target} refused the websocket over HTTP/2 with {(status.Length == 0 ? "no :status" : status)}.", code));
-            return;
-        }
-
-        if (headers.IsEndStream)
-        {
-            Fail(context, new WebSocketHandshakeException($"{_target} answered 200 but ended the stream: there is no websocket to carry."));
-            return;
-        }
-
         string? subprotocol;
         DeflateParameters? deflate;
         try
         {
-            subprotocol = Check(headers.Headers, out deflate);
+            subprotocol = ExtendedConnectResponse.Validate(
+                status, null, headers.IsEndStream, [.. headers.Headers.GetAll(SecWebSocketProtocol).Select(v => v.ToString())],
+                [.. headers.Headers.GetAll(SecWebSocketExtensions).Select(v => v.ToString())], _options, _target, out deflate);
         }
         catch (WebSocketHandshakeException refused)
         {
@@ -142,41 +131,6 @@ internal sealed class Http2WebSocketClientHandshake : ChannelHandlerAdapter
 
     public override void ExceptionCaught(IChannelHandlerContext context, Exception exception) =>
         Fail(context, new WebSocketHandshakeException($"The stream failed during the handshake with {_target}.", exception));
-
-    private string? Check(IHttp2Headers response, out DeflateParameters? deflate)
-    {
-        deflate = null;
-        IList<ICharSequence> extensions = response.GetAll(SecWebSocketExtensions);
-        if (extensions.Count > 0)
-        {
-            string answer = string.Join(", ", extensions);
-            if (_options.Deflate is null)
-            {
-                throw new WebSocketHandshakeException($"{_target} accepted with the extension '{answer}', though none was offered.");
-            }
-
-            if (!PerMessageDeflateNegotiation.TryParseAnswer(answer, _options.Deflate, out DeflateParameters parameters, out string? error))
-            {
-                throw new WebSocketHandshakeException($"{_target} answered permessage-deflate unacceptably: {error}.");
-            }
-
-            deflate = parameters;
-        }
-
-        IList<ICharSequence> protocols = response.GetAll(SecWebSocketProtocol);
-        if (protocols.Count == 0)
-        {
-            return null;
-        }
-
-        string selected = string.Join(", ", protocols).Trim();
-        if (!HttpToken.IsToken(selected) || !_options.Subprotocols.Contains(selected, StringComparer.Ordinal))
-        {
-            throw new WebSocketHandshakeException($"{_target} selected the subprotocol '{selected}', which was not offered.");
-        }
-
-        return selected;
-    }
 
     private void Send(IChannelHandlerContext context)
     {

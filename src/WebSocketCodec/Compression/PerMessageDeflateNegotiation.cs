@@ -230,9 +230,23 @@ internal static class PerMessageDeflateNegotiation
         return !parameters.Malformed;
     }
 
-    private static bool TryParseBits(ReadOnlySpan<char> value, out int bits)
+    private static bool TryParseBits(ReadOnlySpan<char> quoted, out int bits)
     {
         bits = 0;
+        // A quoted value comes with its escapes as sent; RFC 6455 §9.1 reads it unescaped ("1\0" is 10).
+        Span<char> value = stackalloc char[2];
+        int length = 0;
+        for (int i = 0; i < quoted.Length; i++)
+        {
+            if (length == value.Length)
+            {
+                return false;
+            }
+
+            value[length++] = quoted[i] == '\\' && i + 1 < quoted.Length ? quoted[++i] : quoted[i];
+        }
+
+        value = value[..length];
         if (value.Length is < 1 or > 2 || value[0] == '0' || !int.TryParse(value, NumberStyles.None, CultureInfo.InvariantCulture, out bits))
         {
             return false;

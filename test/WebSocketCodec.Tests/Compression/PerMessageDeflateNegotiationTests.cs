@@ -17,6 +17,8 @@ public sealed class PerMessageDeflateNegotiationTests
     [InlineData("permessage-deflate; server_max_window_bits=10", "permessage-deflate; server_no_context_takeover; server_max_window_bits=10", true, false, 10, 15)]
     [InlineData("PerMessage-Deflate; Server_No_Context_Takeover", "permessage-deflate; server_no_context_takeover", true, false, 15, 15)]
     [InlineData("permessage-deflate; server_max_window_bits=\"12\"", "permessage-deflate; server_no_context_takeover; server_max_window_bits=12", true, false, 12, 15)]
+    // RFC 6455 §9.1: a quoted value counts once unescaped (found by the negotiation fuzz target: it was declined).
+    [InlineData("permessage-deflate; server_max_window_bits=\"1\\2\"", "permessage-deflate; server_no_context_takeover; server_max_window_bits=12", true, false, 12, 15)]
     public void TheServerAcceptsASupportedOffer(string offer, string answer, bool serverNoContext, bool clientNoContext, int serverBits, int clientBits)
     {
         Assert.True(PerMessageDeflateNegotiation.TryAccept(offer, Defaults, out DeflateParameters parameters, out string? accepted));
@@ -109,6 +111,7 @@ public sealed class PerMessageDeflateNegotiationTests
     [InlineData("permessage-deflate; server_no_context_takeover; client_no_context_takeover", true, true, 15, 15)]
     [InlineData("permessage-deflate; client_max_window_bits=9", false, false, 15, 9)]
     [InlineData("permessage-deflate; server_max_window_bits=11", false, false, 11, 15)]
+    [InlineData("permessage-deflate; client_max_window_bits=\"\\9\"", false, false, 15, 9)] // unescaped, 9
     public void TheClientAcceptsAValidAnswer(string answer, bool serverNoContext, bool clientNoContext, int serverBits, int clientBits)
     {
         Assert.True(PerMessageDeflateNegotiation.TryParseAnswer(answer, Defaults, out DeflateParameters parameters, out string? error), error);
