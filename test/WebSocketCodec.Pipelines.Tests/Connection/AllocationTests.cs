@@ -141,8 +141,11 @@ public sealed class AllocationTests(ITestOutputHelper output)
         output.WriteLine($"{allocated} bytes over {sent} recipients, all threads; {onThisThread} on the broadcasting thread");
         Assert.Equal(Members * Broadcasts, sent);
         Assert.Equal((long)Members * 2 * Broadcasts * FrameLength, received); // every frame, and no other
-        // The frame object is per broadcast (tens of bytes over 100 recipients); anything per recipient is at least 24.
-        Assert.True(allocated / (double)sent < 1.0, $"{allocated} bytes over {sent} recipients, all threads ({onThisThread} on the broadcasting thread)");
+        // The frame object is per broadcast (56 bytes over 100 recipients); anything per recipient is at least 24. The
+        // whole process also counts what other threads of the test host do meanwhile (1-70 KB measured, after other
+        // tests more: 0.56-0.91 bytes a recipient in all), so the bound is 2 bytes a recipient: an object for one
+        // recipient in ten still fails it.
+        Assert.True(allocated / (double)sent < 2.0, $"{allocated} bytes over {sent} recipients, all threads ({onThisThread} on the broadcasting thread)");
     }
 
     /// <summary>Reads what the members were sent, on this thread and allocating nothing, until <paramref name="bytes"/>
