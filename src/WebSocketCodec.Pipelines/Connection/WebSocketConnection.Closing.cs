@@ -65,6 +65,7 @@ public sealed partial class WebSocketConnection
     /// <summary>A timer is due: the loop runs it next, whether it waits for input or for the output to drain.</summary>
     private void OnTimerFired()
     {
+        Interlocked.Increment(ref _timerFirings);
         _timerDue = true;
         try
         {

@@ -132,11 +132,21 @@ public sealed partial class WebSocketConnection
 
             try
             {
-                await listener.OnReadCompleteAsync(_abortSource.Token).ConfigureAwait(false);
+                ValueTask held = listener.OnReadCompleteAsync(_abortSource.Token);
+                if (!held.IsCompleted)
+                {
+                    OnListenerHolds();
+                }
+
+                await held.ConfigureAwait(false);
             }
             catch (OperationCanceledException) when (_aborted)
             {
                 return;
+            }
+            finally
+            {
+                _heldByListener = false;
             }
         }
     }

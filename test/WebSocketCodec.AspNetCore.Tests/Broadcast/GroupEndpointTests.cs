@@ -19,6 +19,7 @@ public sealed class GroupEndpointTests
     {
         var group = new WebSocketGroup(SlowMemberPolicy.Close);
         var ended = new ConcurrentQueue<WebSocketCloseInfo>();
+        var filled = new TaskCompletionSource(TaskCreationOptions.RunContinuationsAsynchronously);
 
         await using KestrelHost host = await KestrelHost.StartAsync(
             map: app => app.MapWebSocket(
@@ -28,13 +29,19 @@ public sealed class GroupEndpointTests
                     if (context.Request.Query.ContainsKey("never-reads"))
                     {
                         // The kernel's buffers on loopback take megabytes: fill them first (and the transport's), so the
-                        // test needs no megabytes of broadcasts to find this peer slow.
-                        // It is not writable for a moment after each filler while the transport takes it: fill
-                        // until it stays so for 200 ms.
+                        // test needs no megabytes of broadcasts to find this peer slow. TrySend takes again for a moment
+                        // after each filler while the transport takes it: fill until it keeps refusing; at most 64 MiB,
+                        // or the backpressure is broken (the test fails with that, below).
                         byte[] filler = new byte[64 * 1024];
-                        for (int quiet = 0; quiet < 40; await Task.Delay(5)) // pacing: the transport takes what it can
+                        try
                         {
-                            quiet = connection.Sender.TrySend(WebSocketOpcode.Binary, filler) ? 0 : quiet + 1;
+                            await FillUntilRefused.RunAsync(() => connection.Sender.TrySend(WebSocketOpcode.Binary, filler), filler.Length, maxBytes: 64L << 20);
+                            filled.TrySetResult();
+                        }
+                        catch (Exception error)
+                        {
+                            filled.TrySetException(error);
+                            throw;
                         }
                     }
 
@@ -69,6 +76,7 @@ public sealed class GroupEndpointTests
         await stuck.ConnectAsync(host.EndPoint);
         await stuck.SendAsync(Encoding.ASCII.GetBytes(RawHttp.Upgrade("/room?never-reads")), SocketFlags.None);
         Assert.StartsWith("HTTP/1.1 101 ", await RawHttp.ReadHeadAsync(stuck)); // from now on nothing is read
+        await filled.Task.WaitAsync(TimeSpan.FromSeconds(60)); // the filling's own bounds fail it first
         await Eventually.True(() => group.Count == 100);
 
         int closed = await PacedBroadcast.UntilASlowMemberIsClosedAsync(group, clients, Messages, MessageLength);

@@ -11,7 +11,9 @@ namespace WebSocketCodec.AspNetCore.Tests.Conformance;
 /// Two peers whose applications each send without pause from a task of their own and consume what they receive, over
 /// real sockets (Kestrel's endpoint and our client, HTTP/1.1 and HTTP/2): neither read loop may wait on its own side's
 /// output, or both would stop reading and never start again. Each must receive everything the other sent, with the
-/// keep-alive and a short slow-consumer timeout on, so a loop that stalled would be given up and fail the test.
+/// keep-alive and a short slow-consumer timeout on, so a loop that stalled would be given up and fail the test. The
+/// streams are <see cref="StreamPattern"/>: each side checks every byte it received, and that it got exactly as many as
+/// were sent.
 /// </summary>
 public sealed class StreamingPeersTests(ITestOutputHelper output)
 {
@@ -28,7 +30,7 @@ public sealed class StreamingPeersTests(ITestOutputHelper output)
     [InlineData(true)]
     public async Task BothPeersReceiveEverythingTheOtherSent(bool http2)
     {
-        var serverSide = new TaskCompletionSource<(long Received, WebSocketCloseInfo Info)>(TaskCreationOptions.RunContinuationsAsynchronously);
+        var serverSide = new TaskCompletionSource<(StreamPatternCheck Received, WebSocketCloseInfo Info)>(TaskCreationOptions.RunContinuationsAsynchronously);
         WebApplication app = SampleHosting.CreateBuilder("127.0.0.1", 0, tls: false).Build();
         app.MapWebSocket("/stream", async (context, channel) =>
         {
@@ -51,12 +53,12 @@ public sealed class StreamingPeersTests(ITestOutputHelper output)
                 : await WebSocketClient.ConnectAsync(url, new WebSocketClientOptions { Session = Session });
             using var bound = new CancellationTokenSource(TimeSpan.FromSeconds(60));
             var clock = System.Diagnostics.Stopwatch.StartNew();
-            (long clientReceived, WebSocketCloseInfo clientInfo) = await StreamAsync(client, closeWhenDone: true, bound.Token).WaitAsync(bound.Token);
-            (long serverReceived, WebSocketCloseInfo serverInfo) = await serverSide.Task.WaitAsync(bound.Token);
-            output.WriteLine($"{(http2 ? "h2" : "h1")}: {serverReceived >> 20} MiB each way in {clock.ElapsedMilliseconds} ms");
+            (StreamPatternCheck clientReceived, WebSocketCloseInfo clientInfo) = await StreamAsync(client, closeWhenDone: true, bound.Token).WaitAsync(bound.Token);
+            (StreamPatternCheck serverReceived, WebSocketCloseInfo serverInfo) = await serverSide.Task.WaitAsync(bound.Token);
+            output.WriteLine($"{(http2 ? "h2" : "h1")}: {serverReceived.Received >> 20} MiB each way in {clock.ElapsedMilliseconds} ms");
 
-            Assert.True(clientReceived >= Volume, $"the client received {clientReceived} bytes");
-            Assert.True(serverReceived >= Volume, $"the server received {serverReceived} bytes");
+            clientReceived.AssertExactly(Volume, "the client");
+            serverReceived.AssertExactly(Volume, "the server");
             Assert.True(clientInfo.IsClean, $"client: {clientInfo}");
             Assert.True(serverInfo.IsClean, $"server: {serverInfo}");
         }
@@ -67,15 +69,16 @@ public sealed class StreamingPeersTests(ITestOutputHelper output)
         }
     }
 
-    /// <summary>Sends <see cref="Volume"/> bytes from a task while the read loop counts what arrives; the client closes
-    /// once both are done, the server waits for its Close.</summary>
-    private static async Task<(long Received, WebSocketCloseInfo Info)> StreamAsync(WebSocketConnection channel, bool closeWhenDone, CancellationToken cancellationToken)
+    /// <summary>Sends <see cref="Volume"/> bytes of the pattern from a task while the read loop checks what arrives; the
+    /// client closes once both are done, the server waits for its Close.</summary>
+    private static async Task<(StreamPatternCheck Received, WebSocketCloseInfo Info)> StreamAsync(WebSocketConnection channel, bool closeWhenDone, CancellationToken cancellationToken)
     {
-        var counter = new CountingListener(Volume);
+        var counter = new CheckingListener(Volume);
         Task<WebSocketCloseInfo> run = channel.RunAsync(counter, cancellationToken);
         byte[] chunk = new byte[16 * 1024];
         for (long sent = 0; sent < Volume; sent += chunk.Length)
         {
+            StreamPattern.Fill(chunk, sent); // the send has taken the previous chunk's bytes once it completed
             await channel.Sender.SendAsync(WebSocketOpcode.Binary, chunk, cancellationToken: cancellationToken);
         }
 
@@ -86,21 +89,21 @@ public sealed class StreamingPeersTests(ITestOutputHelper output)
         }
 
         WebSocketCloseInfo info = await run;
-        return (counter.Received, info);
+        return (counter.Check, info);
     }
 
-    private sealed class CountingListener(long expected) : IWebSocketFrameListener
+    private sealed class CheckingListener(long expected) : IWebSocketFrameListener
     {
         private readonly TaskCompletionSource _all = new(TaskCreationOptions.RunContinuationsAsynchronously);
 
-        public long Received { get; private set; }
+        public StreamPatternCheck Check { get; } = new();
 
         public Task ReceivedAll => _all.Task;
 
         public void OnFrame(WebSocketOpcode opcode, bool fin, int rsv, Span<byte> payload)
         {
-            Received += payload.Length;
-            if (Received >= expected)
+            Check.Accept(payload);
+            if (Check.Received >= expected)
             {
                 _all.TrySetResult();
             }

@@ -1,12 +1,15 @@
+using Xunit.Abstractions;
+
 namespace WebSocketCodec.Pipelines.Tests.Connection;
 
 /// <summary>
 /// The read loop and the frame sender allocate nothing per frame: measured on the loop's own thread between one
 /// frame's callback and the next one of the same read, which covers decoding, unmasking, validation, the session, the
-/// listener call and the echo's write into the <c>PipeWriter</c>.
+/// listener call and the echo's write into the <c>PipeWriter</c>. A broadcast is measured over every thread that takes
+/// part (the whole process: this collection runs alone).
 /// </summary>
 [Collection(nameof(SerialCollection))]
-public sealed class AllocationTests
+public sealed class AllocationTests(ITestOutputHelper output)
 {
     private sealed class MeasuringEcho(WebSocketFrameSender sender) : IWebSocketFrameListener
     {
@@ -75,7 +78,7 @@ public sealed class AllocationTests
     [Fact]
     public async Task BroadcastingAllocatesNothingPerRecipient()
     {
-        const int Members = 100, Broadcasts = 2_000;
+        const int Members = 100, Broadcasts = 2_000, PerRound = 10, FrameLength = 66;
         var group = new WebSocketGroup();
         var loops = new List<Loopback>();
         var runs = new List<Task<WebSocketCloseInfo>>();
@@ -91,22 +94,31 @@ public sealed class AllocationTests
         // The peers read on this thread, without waiting between rounds: a pipe whose reader waits schedules it on
         // every flush (a thread-pool item: the pipe's allocation, not the broadcast's), and a pipe nobody reads grows
         // segment objects.
+        // Every thread that takes part counts (this one's fan-out, and the thread-pool runs that append frames a member's
+        // lock held up): the whole process is measured (this collection runs alone), over the second half, from the
+        // moment the first half has fully arrived to the moment the second half has.
         long received = 0;
         byte[] payload = new byte[64];
-        long allocated = 0;
+        long processBefore = 0, threadBefore = 0;
         int sent = 0;
-        for (int round = 0; round < 2 * Broadcasts / 10; round++)
+        for (int round = 0; round < 2 * Broadcasts / PerRound; round++)
         {
-            long before = GC.GetAllocatedBytesForCurrentThread();
+            if (round == Broadcasts / PerRound)
+            {
+                // The first half warms pools and queues up; it has all arrived before the measuring starts.
+                received += DrainUntil(loops, (long)Members * Broadcasts * FrameLength - received);
+                processBefore = GC.GetTotalAllocatedBytes(precise: true);
+                threadBefore = GC.GetAllocatedBytesForCurrentThread();
+            }
+
             int roundSent = 0;
-            for (int i = 0; i < 10; i++)
+            for (int i = 0; i < PerRound; i++)
             {
                 roundSent += group.Broadcast(WebSocketOpcode.Binary, payload).Sent;
             }
 
-            if (round >= Broadcasts / 10)
+            if (round >= Broadcasts / PerRound)
             {
-                allocated += GC.GetAllocatedBytesForCurrentThread() - before; // the first half warms pools and queues up
                 sent += roundSent;
             }
 
@@ -116,20 +128,50 @@ public sealed class AllocationTests
             }
         }
 
+        received += DrainUntil(loops, (long)Members * 2 * Broadcasts * FrameLength - received);
+        long allocated = GC.GetTotalAllocatedBytes(precise: true) - processBefore;
+        long onThisThread = GC.GetAllocatedBytesForCurrentThread() - threadBefore;
+
         foreach (Loopback loop in loops)
         {
             await loop.SendAsync(WireFrames.ClientClose(1000));
         }
 
         await Task.WhenAll(runs).WaitAsync(TimeSpan.FromSeconds(60));
-        foreach (Loopback loop in loops)
+        output.WriteLine($"{allocated} bytes over {sent} recipients, all threads; {onThisThread} on the broadcasting thread");
+        Assert.Equal(Members * Broadcasts, sent);
+        Assert.Equal((long)Members * 2 * Broadcasts * FrameLength, received); // every frame, and no other
+        // The frame object is per broadcast (56 bytes over 100 recipients); anything per recipient is at least 24. The
+        // whole process also counts what other threads of the test host do meanwhile (1-70 KB measured, after other
+        // tests more: 0.56-0.91 bytes a recipient in all), so the bound is 2 bytes a recipient: an object for one
+        // recipient in ten still fails it.
+        Assert.True(allocated / (double)sent < 2.0, $"{allocated} bytes over {sent} recipients, all threads ({onThisThread} on the broadcasting thread)");
+    }
+
+    /// <summary>Reads what the members were sent, on this thread and allocating nothing, until <paramref name="bytes"/>
+    /// more have arrived (frames a member's lock held up are appended by the thread pool); fails after 60 s.</summary>
+    private static long DrainUntil(List<Loopback> loops, long bytes)
+    {
+        long drained = 0;
+        long start = System.Diagnostics.Stopwatch.GetTimestamp();
+        while (drained < bytes)
         {
-            received += loop.DiscardPending();
+            foreach (Loopback loop in loops)
+            {
+                drained += loop.DiscardPending();
+            }
+
+            if (drained < bytes)
+            {
+                if (System.Diagnostics.Stopwatch.GetElapsedTime(start) > TimeSpan.FromSeconds(60))
+                {
+                    Assert.Fail($"{drained} of {bytes} bytes arrived in 60 s");
+                }
+
+                Thread.Yield(); // the thread pool appends what was queued
+            }
         }
 
-        Assert.Equal(Members * Broadcasts, sent);
-        Assert.True(received >= Members * 2L * Broadcasts * 66, $"{received} bytes received");
-        // The frame object is per broadcast (tens of bytes over 100 recipients); anything per recipient is at least 24.
-        Assert.True(allocated / (double)sent < 1.0, $"{allocated} bytes over {sent} recipients");
+        return drained;
     }
 }

@@ -113,11 +113,14 @@ public sealed class MessageApiTests
             }
         }
 
-        // Reading paused after the queue filled: a Ping sent now is not answered. No signal can show that a frame
-        // was NOT read (a paused loop says nothing), so this one check gives the Pong a moment to not arrive.
+        // Reading paused after the queue filled (at the second message): the loop waits for the queue, so the messages
+        // behind and a Ping sent now stay unread. Still held, and held only once, after the Ping: nothing was read.
+        await Eventually.True(() => server.Connection.IsHeldByListener);
         await loop.SendAsync(WireFrames.Client(WebSocketOpcode.Ping, "p"u8));
-        await Task.Delay(100);
-        Assert.Equal(0, loop.ServerBytesPending());
+        Assert.True(server.Connection.IsHeldByListener);
+        Assert.Equal(1, server.Connection.ListenerHolds);
+        Assert.Equal(2, pool.Outstanding); // the two queued messages, and no third
+        Assert.Equal(0, loop.ServerBytesPending()); // no Pong
         using (WebSocketMessage? first = await server.ReceiveAsync(Loopback.Timeout()))
         {
             Assert.Equal([0], first!.Payload.ToArray());
@@ -233,12 +236,13 @@ public sealed class MessageApiTests
         Task<WebSocketCloseInfo> run = channel.RunAsync(new RecordingListener(), Loopback.Timeout()); // arms its timer before it first awaits
         time.Advance(TimeSpan.FromSeconds(29));
 
-        // Nothing may happen at 29 s, and no signal can say so: any frame from the peer (a Ping to be answered) would
-        // reset the idle clock. So this one check waits a moment for a Close that must not come.
-        await Task.Delay(50);
+        // Nothing may happen at 29 s: the fake clock runs a due timer within Advance, and none fired, so nothing will
+        // (no input came either).
+        Assert.Equal(0, channel.TimerFirings);
         Assert.Equal(WebSocketSessionState.Open, channel.State);
         Assert.Equal(0, loop.ServerBytesPending());
         time.Advance(TimeSpan.FromSeconds(1));
+        Assert.Equal(1, channel.TimerFirings);
         var close = Assert.Single(WireFrames.Read(await loop.ReadAsync(4), WebSocketRole.Client, validateUtf8: false));
         Assert.Equal(1001, WireFrames.CloseStatusOf(close.Payload));
         Assert.Equal(WebSocketSessionState.CloseSent, channel.State);

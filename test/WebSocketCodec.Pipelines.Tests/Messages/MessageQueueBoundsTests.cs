@@ -25,10 +25,12 @@ public sealed class MessageQueueBoundsTests
             }
         }
 
-        // No signal can show that a frame was NOT read (a paused loop says nothing): the Pong is given a moment to not
-        // arrive.
+        // The loop waits for the queue: still held, and held only once, after the Ping was sent, it read nothing since.
+        await Eventually.True(() => channel.IsHeldByListener);
         await loop.SendAsync(WireFrames.Client(WebSocketOpcode.Ping, "p"u8));
-        await Task.Delay(100);
+        Assert.True(channel.IsHeldByListener);
+        Assert.Equal(1, channel.ListenerHolds);
+        Assert.Equal(3, pool.Outstanding); // three queued messages, and no fourth
         Assert.Equal(0, loop.ServerBytesPending()); // no Pong: the Ping was not read
 
         // Receiving makes room: every message arrives, in order, and the Ping is answered.

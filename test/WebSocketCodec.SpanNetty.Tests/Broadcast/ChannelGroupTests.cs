@@ -148,13 +148,10 @@ public sealed class ChannelGroupTests : LeakCheckedTests
         Assert.StartsWith("HTTP/1.1 101 ", await RawHttp.ReadHeadAsync(stuck)); // from now on nothing is read
         await Eventually.True(() => joined.Count == 1);
         ChannelFrameSender slow = Assert.Single(joined);
-        // The kernel's buffers first: fill until it stays not writable for 200 ms (it is not, for a moment, after each
-        // filler while the channel writes it).
+        // The kernel's buffers first: fill until TrySend keeps refusing (it takes again, for a moment, after each filler
+        // while the channel writes it); at most 64 MiB, or the backpressure is broken.
         byte[] filler = new byte[64 * 1024];
-        for (int quiet = 0; quiet < 40; await Task.Delay(5)) // pacing: the channel writes what it can between tries
-        {
-            quiet = slow.TrySend(WebSocketOpcode.Binary, filler) ? 0 : quiet + 1;
-        }
+        await FillUntilRefused.RunAsync(() => slow.TrySend(WebSocketOpcode.Binary, filler), filler.Length, maxBytes: 64L << 20);
 
         var readers = new List<ClientWebSocket>();
         for (int i = 0; i < 4; i++)

@@ -14,7 +14,8 @@ namespace WebSocketCodec.SpanNetty.Tests.Callbacks;
 /// <summary>
 /// Slow and stalled peers over real sockets on the SpanNetty handlers: the outbound water marks drive the channel's
 /// writability, <c>SendAsync</c> waits above the high mark and <c>TrySend</c> refuses, a slow consumer gets 1008, the
-/// keep-alive gives up a peer that stopped reading, and two peers streaming to each other never stop each other.
+/// keep-alive gives up a peer that stopped reading, and two peers streaming to each other never stop each other
+/// (each checks every byte of the other's stream).
 /// </summary>
 public sealed class SlowPeerTests(ITestOutputHelper output) : LeakCheckedTests
 {
@@ -56,7 +57,8 @@ public sealed class SlowPeerTests(ITestOutputHelper output) : LeakCheckedTests
 
             WebSocketCloseInfo clientInfo = await client.Sender.CloseAsync().WaitAsync(bound.Token);
             WebSocketCloseInfo serverInfo = await serverSide.Ended.WaitAsync(bound.Token);
-            Assert.True(clientPeer.Received >= Volume && serverSide.Received >= Volume, $"received {clientPeer.Received} and {serverSide.Received}");
+            clientPeer.Check.AssertExactly(Volume, "the client");
+            serverSide.Check.AssertExactly(Volume, "the server");
             Assert.True(clientInfo.IsClean, clientInfo.ToString());
             Assert.True(serverInfo.IsClean, serverInfo.ToString());
         }
@@ -219,21 +221,25 @@ public sealed class SlowPeerTests(ITestOutputHelper output) : LeakCheckedTests
         return payload;
     }
 
-    /// <summary>Consumes what it receives (never answers from the callbacks) and sends from a task of its own.</summary>
+    /// <summary>Checks what it receives against <see cref="StreamPattern"/> (never answers from the callbacks) and sends
+    /// the pattern from a task of its own.</summary>
     private sealed class StreamingPeer(ChannelFrameSender sender, long volume) : IWebSocketFrameListener
     {
         private readonly TaskCompletionSource _receivedAll = new(TaskCreationOptions.RunContinuationsAsynchronously);
         private readonly TaskCompletionSource<WebSocketCloseInfo> _ended = new(TaskCreationOptions.RunContinuationsAsynchronously);
 
-        public long Received { get; private set; }
+        /// <summary>What arrived; read it once the websocket ended.</summary>
+        public StreamPatternCheck Check { get; } = new();
 
         public Task<WebSocketCloseInfo> Ended => _ended.Task;
 
         public async Task RunAsync()
         {
-            for (long sent = 0; sent < volume; sent += Chunk.Length)
+            byte[] chunk = new byte[Chunk.Length];
+            for (long sent = 0; sent < volume; sent += chunk.Length)
             {
-                await sender.SendAsync(WebSocketOpcode.Binary, Chunk);
+                StreamPattern.Fill(chunk, sent); // the previous send completed: its bytes were taken
+                await sender.SendAsync(WebSocketOpcode.Binary, chunk);
             }
 
             await _receivedAll.Task;
@@ -241,8 +247,8 @@ public sealed class SlowPeerTests(ITestOutputHelper output) : LeakCheckedTests
 
         public void OnFrame(WebSocketOpcode opcode, bool fin, int rsv, Span<byte> payload)
         {
-            Received += payload.Length;
-            if (Received >= volume)
+            Check.Accept(payload);
+            if (Check.Received >= volume)
             {
                 _receivedAll.TrySetResult();
             }

@@ -50,9 +50,10 @@ public sealed class Http2StreamTests : LeakCheckedTests
     public async Task AWebSocketWhoseApplicationStopsReadingStallsOnlyItsOwnStream()
     {
         var stall = new TaskCompletionSource(TaskCreationOptions.RunContinuationsAsynchronously);
+        var stalling = new Stalling(stall.Task);
         int first = 0;
         await using Http2Server server = await Http2Server.StartAsync((sender, ended) =>
-            Interlocked.Exchange(ref first, 1) == 0 ? new Stalling(stall.Task) : EchoCallbacks.Frames(sender, ended));
+            Interlocked.Exchange(ref first, 1) == 0 ? stalling : EchoCallbacks.Frames(sender, ended));
         using HttpMessageInvoker invoker = Invoker();
         using ClientWebSocket stalled = await ConnectAsync(invoker, server.Url());
         var others = new List<ClientWebSocket>();
@@ -73,14 +74,17 @@ public sealed class Http2StreamTests : LeakCheckedTests
                     await stalled.SendAsync(chunk, WebSocketMessageType.Binary, true, CancellationToken.None);
                 }
             });
-            await Task.Delay(300);
-            Assert.False(sends.IsCompleted, "4 MiB went into a stream whose application reads nothing");
+            // The application holds its websocket from the end of its first read on: nothing more is delivered to it.
+            await Eventually.True(() => stalling.Holds == 1);
             for (int round = 0; round < 3; round++)
             {
                 await Task.WhenAll(others.Select((client, i) => EchoAsync(client, $"round {round} {i}", 32 * 1024)));
             }
 
-            Assert.False(sends.IsCompleted);
+            // Still held once after the others' echoes: one read reached the application, at most the stream's window.
+            Assert.Equal(1, stalling.Holds);
+            Assert.InRange(stalling.Received, 0, 128 * 1024);
+            Assert.False(sends.IsCompleted, "4 MiB went into a stream whose application reads nothing");
             stall.SetResult(); // the application reads again: the stream's window reopens
             await sends.WaitAsync(TimeSpan.FromSeconds(30));
             await stalled.CloseAsync(WebSocketCloseStatus.NormalClosure, null, Timeout());
@@ -191,12 +195,27 @@ public sealed class Http2StreamTests : LeakCheckedTests
     }
 
     /// <summary>Reads one frame, then its read-complete work waits until released: the application stops reading.</summary>
+    /// <summary>An application that stops reading after its first read until <paramref name="release"/> completes:
+    /// counts the payload bytes delivered and the reads it held.</summary>
     private sealed class Stalling(Task release) : IWebSocketFrameListener
     {
-        public void OnFrame(WebSocketOpcode opcode, bool fin, int rsv, Span<byte> payload)
-        {
-        }
+        private long _received;
+        private int _holds;
 
-        public ValueTask OnReadCompleteAsync(CancellationToken cancellationToken) => new(release);
+        public long Received => Interlocked.Read(ref _received);
+
+        public int Holds => Volatile.Read(ref _holds);
+
+        public void OnFrame(WebSocketOpcode opcode, bool fin, int rsv, Span<byte> payload) => Interlocked.Add(ref _received, payload.Length);
+
+        public ValueTask OnReadCompleteAsync(CancellationToken cancellationToken)
+        {
+            if (!release.IsCompleted)
+            {
+                Interlocked.Increment(ref _holds);
+            }
+
+            return new(release);
+        }
     }
 }
