@@ -68,6 +68,8 @@ started="$(date -u +%Y-%m-%dT%H:%M:%SZ)"
 nice -n 10 "${command[@]}" > "$work/afl-fuzz.log" 2>&1 || { tail -40 "$work/afl-fuzz.log"; exit 1; }
 stats="$work/out/default/fuzzer_stats"
 stat() { awk -F' *: *' -v k="$1" '$1 == k { print $2 }' "$stats"; }
+# plot_data's last column is edges_found, its first the seconds since the start.
+last_edge() { awk -F', ' 'NR > 1 && $NF + 0 > best { best = $NF + 0; t = $1 } END { print t + 0 }' "$work/out/default/plot_data"; }
 
 echo "== minimising the queue with afl-cmin into $corpus"
 nice -n 10 afl-cmin -i "$work/out/default/queue" -o "$work/cmin" -t "$timeout_ms" -m none -- "${harness[@]}" > "$work/afl-cmin.log" 2>&1 \
@@ -106,7 +108,7 @@ cat > "$results" <<MD
 | Minutes | $minutes (run_time $(stat run_time) s) |
 | Seeds | $(ls "$work/in" | wc -l) files |
 | Executions | $(stat execs_done) ($(stat execs_per_sec) /s) |
-| Edges | $(stat edges_found) of $(stat total_edges) map entries (bitmap_cvg $(stat bitmap_cvg)) |
+| Edges | $(stat edges_found) of $(stat total_edges) map entries (bitmap_cvg $(stat bitmap_cvg)); the last new edge after $(last_edge) s, the last new queue entry after $(( $(stat last_find) - $(stat start_time) )) s |
 | Stability | $(stat stability) |
 | Queue | $(stat corpus_count) entries; afl-cmin kept $(ls "$corpus" | wc -l) (committed in \`bench/WebSocketCodec.Fuzz/afl/corpus/$target\`) |
 | Crashes | $(stat saved_crashes) |
