@@ -9,15 +9,35 @@ var replay = new Option<long?>("--replay") { Description = "Run only this input 
 var markdown = new Option<FileInfo?>("--markdown") { Description = "Also write the report as markdown to this file." };
 var violations = new Option<DirectoryInfo?>("--violations") { DefaultValueFactory = _ => new DirectoryInfo("fuzz-violations"), Description = "Where each violation found is written (one file each)." };
 var stall = new Option<int>("--stall-seconds") { DefaultValueFactory = _ => 60, Description = "An input still running after this long is reported as a hang (exit code 3)." };
+var afl = new Option<bool>("--afl") { Description = "Serve --target to afl-fuzz through SharpFuzz (afl/run.sh runs this; the input comes from afl-fuzz)." };
+var dumpSeeds = new Option<DirectoryInfo?>("--dump-seeds") { Description = "Write the seed corpus of --target to this directory, one file each, and exit." };
 var root = new RootCommand("WebSocketCodec fuzzer: seeded mutations of the conformance cases through the frame decoder, the session and the handshake parsers, checked by oracles.")
 {
-    inputs, seed, target, replay, markdown, violations, stall,
+    inputs, seed, target, replay, markdown, violations, stall, afl, dumpSeeds,
 };
 root.SetAction(parseResult =>
 {
     ulong s = parseResult.GetValue(seed);
     string chosen = parseResult.GetValue(target)!;
     string[] names = chosen == "all" ? FuzzTargets.Names : [chosen];
+    if ((parseResult.GetValue(afl) || parseResult.GetValue(dumpSeeds) is not null) && names.Length != 1)
+    {
+        Console.Error.WriteLine("--afl and --dump-seeds need one --target");
+        return 2;
+    }
+
+    if (parseResult.GetValue(dumpSeeds) is { } seedDirectory)
+    {
+        Console.WriteLine($"{AflHarness.DumpSeeds(names[0], seedDirectory)} seeds of {names[0]} written to {seedDirectory.FullName}");
+        return 0;
+    }
+
+    if (parseResult.GetValue(afl))
+    {
+        AflHarness.Run(names[0]);
+        return 0;
+    }
+
     var runner = new FuzzRunner(s, Console.Out, parseResult.GetValue(violations));
     if (parseResult.GetValue(replay) is { } index)
     {

@@ -39,6 +39,9 @@ public sealed class Mutator
         _dictionary = [.. (dictionary ?? []).Select(Encoding.Latin1.GetBytes)];
     }
 
+    /// <summary>The seed entries.</summary>
+    public IReadOnlyList<CorpusEntry> Corpus => _corpus;
+
     /// <summary>Makes one input: the entry it started from, and its bytes.</summary>
     public (CorpusEntry Entry, byte[] Bytes) Next(FuzzRng rng)
     {
