@@ -38,6 +38,10 @@ steps=(
 "deflate-memory-no-takeover|0|$r/deflate-memory-no-takeover.md, .json|$perf --deflate --memory --no-context-takeover --variants ours-endpoint,aspnetcore --payload 1024 --connections 1000,10000 --window 2 --seconds 6 --warmup 3 --repeat 2 --markdown $r/deflate-memory-no-takeover.md --json $r/deflate-memory-no-takeover.json"
 "deflate-level-fastest|0|$r/deflate-level-fastest.md, .json|$perf --deflate --deflate-level fastest --variants ours-endpoint,aspnetcore --payload 64,1024,16384 --seconds 5 --warmup 2 --repeat 3 --markdown $r/deflate-level-fastest.md --json $r/deflate-level-fastest.json"
 "fuzz-10m|0|$r/fuzz-10m.md|dotnet run -c Release --project bench/WebSocketCodec.Fuzz -- --inputs 10000000 --seed 22 --markdown $r/fuzz-10m.md"
+"afl-frames|0|$r/afl-frames.md (and the corpus in bench/WebSocketCodec.Fuzz/afl/corpus/frames)|bench/WebSocketCodec.Fuzz/afl/run.sh frames 20"
+"afl-session|0|$r/afl-session.md (and the corpus in bench/WebSocketCodec.Fuzz/afl/corpus/session)|bench/WebSocketCodec.Fuzz/afl/run.sh session 20"
+"afl-inflate|0|$r/afl-inflate.md (and the corpus in bench/WebSocketCodec.Fuzz/afl/corpus/inflate)|bench/WebSocketCodec.Fuzz/afl/run.sh inflate 20"
+"afl-negotiation|0|$r/afl-negotiation.md (and the corpus in bench/WebSocketCodec.Fuzz/afl/corpus/negotiation)|bench/WebSocketCodec.Fuzz/afl/run.sh negotiation 20"
 "soak-100m|0|$r/soak-100m.md, .state (a fresh run: the old state file is removed first)|rm -f $r/soak-100m.state
 dotnet run -c Release --project bench/WebSocketCodec.Soak -- --frames 100000000 --seed 1 --segment 5000000 --state $r/soak-100m.state"
 "scale-19k-after|0|$r/scale-19k-after.md, .json (against scale-19k.json, the run before the idle-memory work)|dotnet run -c Release --project bench/WebSocketCodec.Scale -- --websockets 19000 --client-processes 2 --hold 40 --variants ours-endpoint-messages,ours,raw-upgrade,aspnetcore --gc workstation,server --repeat 1 --before $r/scale-19k.json --markdown $r/scale-19k-after.md --json $r/scale-19k-after.json"

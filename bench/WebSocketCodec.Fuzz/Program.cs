@@ -11,12 +11,19 @@ var violations = new Option<DirectoryInfo?>("--violations") { DefaultValueFactor
 var stall = new Option<int>("--stall-seconds") { DefaultValueFactory = _ => 60, Description = "An input still running after this long is reported as a hang (exit code 3)." };
 var afl = new Option<bool>("--afl") { Description = "Serve --target to afl-fuzz through SharpFuzz (afl/run.sh runs this; the input comes from afl-fuzz)." };
 var dumpSeeds = new Option<DirectoryInfo?>("--dump-seeds") { Description = "Write the seed corpus of --target to this directory, one file each, and exit." };
+var stamp = new Option<string?>("--stamp") { Description = "Print the results stamp (commit, date, CPU, cores, runtime, OS) for a page made by this command, and exit (afl/run.sh uses it)." };
 var root = new RootCommand("WebSocketCodec fuzzer: seeded mutations of the conformance cases through the frame decoder, the session and the handshake parsers, checked by oracles.")
 {
-    inputs, seed, target, replay, markdown, violations, stall, afl, dumpSeeds,
+    inputs, seed, target, replay, markdown, violations, stall, afl, dumpSeeds, stamp,
 };
 root.SetAction(parseResult =>
 {
+    if (parseResult.GetValue(stamp) is { } stampCommand)
+    {
+        Console.Write(WebSocketCodec.Bench.ResultsStamp.Current(stampCommand).ToMarkdown());
+        return 0;
+    }
+
     ulong s = parseResult.GetValue(seed);
     string chosen = parseResult.GetValue(target)!;
     string[] names = chosen == "all" ? FuzzTargets.Names : [chosen];

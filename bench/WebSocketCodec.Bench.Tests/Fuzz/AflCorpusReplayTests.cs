@@ -9,15 +9,16 @@ namespace WebSocketCodec.Bench.Tests.Fuzz;
 /// </summary>
 public class AflCorpusReplayTests
 {
-    /// <summary>Every target of the fuzz program: a target added there is replayed as soon as its corpus is committed.</summary>
-    public static TheoryData<string> Targets() => [.. FuzzTargets.Names];
+    /// <summary>Every target of the fuzz program that has a committed corpus: a target is replayed as soon as
+    /// <c>afl/run.sh TARGET</c> commits one (the targets that must have one are listed below, so none goes missing
+    /// unseen).</summary>
+    public static TheoryData<string> Targets() => [.. FuzzTargets.Names.Where(name => Directory.Exists(CorpusDirectory(name)))];
 
-    [SkippableTheory]
+    [Theory]
     [MemberData(nameof(Targets))]
     public void EveryCommittedAflInputPassesEveryOracle(string target)
     {
         string directory = CorpusDirectory(target);
-        Skip.IfNot(Directory.Exists(directory), $"no AFL corpus is committed for {target} yet (bench/WebSocketCodec.Fuzz/afl/run.sh {target} 20 makes one)");
         string[] files = Directory.GetFiles(directory);
         Assert.NotEmpty(files);
         var runner = new FuzzRunner(0);
@@ -37,6 +38,8 @@ public class AflCorpusReplayTests
     [Theory]
     [InlineData("frames")]
     [InlineData("session")]
+    [InlineData("inflate")]
+    [InlineData("negotiation")]
     public void TheCorporaOfTheTwentyMinuteRunsAreCommitted(string target)
     {
         string directory = CorpusDirectory(target);

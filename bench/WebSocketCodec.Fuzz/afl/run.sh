@@ -91,17 +91,16 @@ for kind in crashes hangs; do
   done
 done
 
-commit="$(git -C "$repo" rev-parse --short HEAD)$(git -C "$repo" diff --quiet HEAD -- src bench/WebSocketCodec.Fuzz/Engine bench/WebSocketCodec.Fuzz/Targets || echo ' (with uncommitted changes)')"
-cpu="$(awk -F': ' '/model name/ { print $2; exit }' /proc/cpuinfo)"
-cores="$(nproc)"
+# The stamp every results page carries (bench/results/README.md), written by the same code as the other tools' pages.
+stamp="$(cd "$repo" && dotnet "$work/bin/WebSocketCodec.Fuzz.dll" --stamp "bench/WebSocketCodec.Fuzz/afl/run.sh $target $minutes")"
 cat > "$results" <<MD
 # AFL++ coverage-guided fuzzing: $target
 
+$stamp
+
 | | |
 |---|---|
-| Commit | $commit |
 | Started (UTC) | $started |
-| Machine | $cpu, $cores cores (shared), $(uname -sr) |
 | Tools | $(afl-fuzz -h 2>&1 | grep -o 'afl-fuzz++[0-9a-z.]*' | head -1) (Debian afl++ $(dpkg-query -W -f='${Version}' afl++ 2>/dev/null || echo '?')), SharpFuzz $(sed -n 's/.*"SharpFuzz" Version="\([^"]*\)".*/\1/p' Directory.Packages.props), $(dotnet --version | sed 's/^/.NET SDK /') |
 | Command | \`bench/WebSocketCodec.Fuzz/afl/run.sh $target $minutes\` |
 | afl-fuzz | \`${command[*]/#$work/\$AFL_WORK}\` at nice -n 10 |
