@@ -65,6 +65,7 @@ dotnet run -c Release --project bench/WebSocketCodec.Soak -- --frames 100000000 
 # Pages no step makes: they compare against older builds, record a state of the code since changed, or were written
 # by hand from the pages above (--list names them, so every page in bench/results is accounted for).
 history=(
+"fuzz-issue22.md|the first 10 M fuzz run (four targets, no model oracle) and the bugs it found (issue 22)"
 "perf-h1-noloss-issue21.md|against a build of 41f864a (--baseline)"
 "perf-h1-noloss-issue22.md|against a build of 48430c3 (--baseline)"
 "perf-h1-noloss-issue23.md|against a build of 578aa1c (--baseline)"
