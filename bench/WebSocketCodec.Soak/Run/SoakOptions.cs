@@ -21,8 +21,24 @@ public sealed record SoakOptions
     /// <summary>node's ws client, TLS.</summary>
     public const string NodeTls = "node-tls";
 
+    /// <summary>Our client over HTTP/1.1, cleartext, offering permessage-deflate (the websocket fails unless it is
+    /// negotiated).</summary>
+    public const string H1Deflate = "h1-deflate";
+
+    /// <summary>Our client over HTTP/2 streams (h2c), offering permessage-deflate.</summary>
+    public const string H2Deflate = "h2-deflate";
+
+    /// <summary>node's ws client, cleartext, with permessage-deflate (threshold 0: every message compressed).</summary>
+    public const string NodeDeflate = "node-deflate";
+
     /// <summary>Every transport, in report order.</summary>
-    public static IReadOnlyList<string> AllTransports { get; } = [H1, H1Tls, H2, H2Tls, Node, NodeTls];
+    public static IReadOnlyList<string> AllTransports { get; } = [H1, H1Tls, H2, H2Tls, Node, NodeTls, H1Deflate, H2Deflate, NodeDeflate];
+
+    /// <summary>Whether <paramref name="transport"/> is node's ws client.</summary>
+    public static bool IsNode(string transport) => transport is Node or NodeTls or NodeDeflate;
+
+    /// <summary>Whether <paramref name="transport"/> offers permessage-deflate (and must get it).</summary>
+    public static bool IsDeflate(string transport) => transport is H1Deflate or H2Deflate or NodeDeflate;
 
     /// <summary>Frames in the whole run (sent and received, data and control).</summary>
     public long Frames { get; init; } = 100_000_000;
@@ -34,7 +50,7 @@ public sealed record SoakOptions
     public long SegmentFrames { get; init; } = 5_000_000;
 
     /// <summary>Websockets per segment, spread over the transports in turn.</summary>
-    public int Connections { get; init; } = 12;
+    public int Connections { get; init; } = 18;
 
     /// <summary>Messages in flight per websocket.</summary>
     public int Window { get; init; } = 16;

@@ -97,6 +97,7 @@ public static class SoakReport
         Row(text, "fragmented messages (share) / fragments", $"{N(total.FragmentedMessages)} ({Percent(total.FragmentedMessages, total.Messages)}) / {N(total.Fragments)}");
         Row(text, "text fragment cuts inside a UTF-8 character", N(total.SplitsInsideCharacter));
         Row(text, "Pings sent between fragments / answered / Pongs received", $"{N(total.PingsSent)} / {N(total.PingsAnswered)} / {N(total.PongsReceived)}");
+        Row(text, "deflate: messages sent compressed / echoes received compressed (node's ws)", $"{N(total.CompressedSent)} / {N(total.CompressedReceived)}");
         Row(text, "failures", N(total.Failures));
         Row(text, "server pool: arrays rented / outstanding at the end of each segment", $"{N(state.Segments.Sum(s => s.ServerPoolRented))} / {serverOutstanding}");
         Row(text, "our clients' pool: arrays rented / outstanding", $"{N(state.Segments.Sum(s => s.ClientPoolRented))} / {clientOutstanding}");
@@ -104,19 +105,24 @@ public static class SoakReport
         Row(text, "frames/s", seconds > 0 ? N((long)(total.Frames / seconds)) : "-");
         Row(text, "payload MB/s (both ways)", seconds > 0 ? ((total.BytesSent + total.BytesReceived) / seconds / 1e6).ToString("F1", CultureInfo.InvariantCulture) : "-");
         Line(text);
-        Line(text, "Per transport (node's ws reports whole messages, so its frames received count one per echoed message, and its Pongs):");
+        Line(text, "Per transport (node's ws reports whole messages, so its frames received count one per echoed message, and its Pongs). "
+            + "The transports run side by side: frames/s is each one's share of the segments' time. Deflate transports (`-deflate`) must negotiate "
+            + "permessage-deflate as offered, in turn context takeover both ways, none, none with a 9-bit server window; compressed: messages the client "
+            + "sent compressed (ours: whole messages, the sender does not compress fragmented ones; node's ws: all, counted by a hook on its deflate) "
+            + "/ echoes it received compressed (node's ws only: our session inflates before the listener sees a frame).");
         Line(text);
-        Line(text, "| transport | websockets | frames | messages verified | payload bytes (both ways) | fragmented | Pings / answered | failures |");
-        Line(text, "|---|---|---|---|---|---|---|---|");
+        Line(text, "| transport | websockets | frames | frames/s | messages verified | payload bytes (both ways) | fragmented | Pings / answered | compressed sent / received | failures |");
+        Line(text, "|---|---|---|---|---|---|---|---|---|---|");
         foreach (string transport in SoakOptions.AllTransports.Where(byTransport.ContainsKey))
         {
             SoakCounts t = byTransport[transport];
-            Line(text, $"| {transport} | {N(t.Connections)} | {N(t.Frames)} | {N(t.MessagesVerified)} | {N(t.BytesSent + t.BytesReceived)} | {Percent(t.FragmentedMessages, t.Messages)} | {N(t.PingsSent)} / {N(t.PingsAnswered)} | {N(t.Failures)} |");
+            string compressed = SoakOptions.IsDeflate(transport) ? $"{N(t.CompressedSent)} / {(SoakOptions.IsNode(transport) ? N(t.CompressedReceived) : "-")}" : "-";
+            Line(text, $"| {transport} | {N(t.Connections)} | {N(t.Frames)} | {(seconds > 0 ? N((long)(t.Frames / seconds)) : "-")} | {N(t.MessagesVerified)} | {N(t.BytesSent + t.BytesReceived)} | {Percent(t.FragmentedMessages, t.Messages)} | {N(t.PingsSent)} / {N(t.PingsAnswered)} | {compressed} | {N(t.Failures)} |");
         }
 
         foreach (string reason in skipped)
         {
-            Line(text, $"| skipped | {reason} | | | | | | |");
+            Line(text, $"| skipped | {reason} | | | | | | | | |");
         }
 
         Line(text);

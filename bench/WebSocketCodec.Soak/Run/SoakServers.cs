@@ -7,8 +7,9 @@ namespace WebSocketCodec.Soak;
 
 /// <summary>
 /// The servers under soak, in this process: the sample echo server (<see cref="EchoServerHost"/>, HTTP/1.1 and HTTP/2
-/// on one port) twice, cleartext and TLS (self-signed), with a counting pool under every websocket's gathered frames
-/// and joined messages, so the pool's balance can be checked once every websocket closed.
+/// on one port, permessage-deflate accepted when offered) twice, cleartext and TLS (self-signed), with a counting pool
+/// under every websocket's gathered frames and joined messages, so the pool's balance can be checked once every
+/// websocket closed.
 /// </summary>
 public sealed class SoakServers : IAsyncDisposable
 {
@@ -31,15 +32,17 @@ public sealed class SoakServers : IAsyncDisposable
     /// <summary>The pool under the servers' websockets.</summary>
     public CountingArrayPool Pool { get; }
 
-    /// <summary>Starts both echo servers on free ports.</summary>
-    public static async Task<SoakServers> StartAsync(CancellationToken cancellationToken = default)
+    /// <summary>Starts both echo servers on free ports, accepting permessage-deflate as <see cref="SoakDeflate.Server"/>
+    /// unless <paramref name="acceptDeflate"/> is false (for proving that a deflate transport without it fails).</summary>
+    public static async Task<SoakServers> StartAsync(bool acceptDeflate = true, CancellationToken cancellationToken = default)
     {
         var pool = new CountingArrayPool();
-        EchoServerHost plain = await EchoServerHost.StartAsync(new EchoServerOptions { Port = 0, Pool = pool }, cancellationToken).ConfigureAwait(false);
+        var options = new EchoServerOptions { Port = 0, Pool = pool, Deflate = acceptDeflate, DeflateOptions = SoakDeflate.Server };
+        EchoServerHost plain = await EchoServerHost.StartAsync(options, cancellationToken).ConfigureAwait(false);
         EchoServerHost tls;
         try
         {
-            tls = await EchoServerHost.StartAsync(new EchoServerOptions { Port = 0, Tls = true, Pool = pool }, cancellationToken).ConfigureAwait(false);
+            tls = await EchoServerHost.StartAsync(options with { Tls = true }, cancellationToken).ConfigureAwait(false);
         }
         catch
         {
@@ -99,7 +102,11 @@ public sealed class SoakServers : IAsyncDisposable
 
                 s.Send(type == System.Net.WebSockets.WebSocketMessageType.Text ? WebSocketOpcode.Text : WebSocketOpcode.Binary, payload);
             }, pool);
-        }, o => { o.Session = session; });
+        }, o =>
+        {
+            o.Session = session;
+            o.Deflate = SoakDeflate.Server;
+        });
         return app;
     }
 }
