@@ -44,7 +44,7 @@ public static class NodeSoakClient
             "soak-client.mjs", "--url", url.ToString(), "--connections", Text(connections), "--frames", Text(framesPerConnection),
             "--seed", options.Seed.ToString(CultureInfo.InvariantCulture), "--segment", Text(segment), "--first", Text(firstConnection),
             "--window", Text(options.Window), "--boundary-every", Text(options.BoundaryEvery), "--deflate", deflate ? "1" : "0",
-            "--small-window-bits", Text(SoakDeflate.SmallWindowBits),
+            "--first-variant", Text(SoakDeflate.Variant(SoakOptions.NodeDeflate, segment, 0)), "--small-window-bits", Text(SoakDeflate.SmallWindowBits),
         ];
         var (exit, output, error) = await RunAsync("node", arguments, directory, cancellationToken).ConfigureAwait(false);
         string? last = output.Split('\n', StringSplitOptions.RemoveEmptyEntries | StringSplitOptions.TrimEntries).LastOrDefault();

@@ -16,8 +16,17 @@ public static class SoakDeflate
     public static PerMessageDeflateOptions Server { get; } = new() { OwnContextTakeover = true, PeerContextTakeover = true, Threshold = 0 };
 
     /// <summary>The variant of a websocket: 0, 1 or 2, in turn by segment and the websocket's ordinal within its
-    /// transport.</summary>
-    public static int Variant(long segment, int ordinal) => (int)((segment + ordinal) % 3);
+    /// transport, starting at another one on each deflate transport (so that even one websocket each covers all
+    /// three).</summary>
+    public static int Variant(string transport, long segment, int ordinal) => (int)((FirstVariant(transport) + segment + ordinal) % 3);
+
+    /// <summary>The variant of <paramref name="transport"/>'s first websocket in segment 0.</summary>
+    public static int FirstVariant(string transport) => transport switch
+    {
+        SoakOptions.H2Deflate => 1,
+        SoakOptions.NodeDeflate => 2,
+        _ => 0,
+    };
 
     /// <summary>The variant's name, for failures and the report.</summary>
     public static string Name(int variant) => variant switch

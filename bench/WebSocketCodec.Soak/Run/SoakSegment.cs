@@ -125,7 +125,7 @@ public static class SoakSegment
             {
                 bool tls = transport is SoakOptions.H1Tls or SoakOptions.H2Tls;
                 Uri url = tls ? servers.Tls : servers.Plain;
-                int variant = SoakDeflate.Variant(index, ordinal);
+                int variant = SoakDeflate.Variant(transport, index, ordinal);
                 WebSocketClientOptions offer = SoakOptions.IsDeflate(transport) ? clientOptions with { Deflate = SoakDeflate.Offer(variant) } : clientOptions;
                 WebSocketConnection channel = transport is SoakOptions.H2 or SoakOptions.H2Tls or SoakOptions.H2Deflate
                     ? await WebSocketHttp2Client.ConnectAsync(tls ? h2Tls : h2Plain, url, offer, watchdog.Token).ConfigureAwait(false)
@@ -135,6 +135,11 @@ public static class SoakSegment
                     if (SoakOptions.IsDeflate(transport) && SoakDeflate.Mismatch(channel.Deflate, variant) is { } mismatch)
                     {
                         throw new InvalidOperationException(mismatch); // a deflate soak must not run uncompressed
+                    }
+
+                    if (!SoakOptions.IsDeflate(transport) && channel.Deflate is not null)
+                    {
+                        throw new InvalidOperationException("permessage-deflate was negotiated though not offered");
                     }
 
                     var traffic = new SoakTraffic(material, options.Seed, index, connection, options.BoundaryEvery);

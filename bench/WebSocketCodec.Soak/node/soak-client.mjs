@@ -22,6 +22,7 @@ const boundaryEvery = Number(args['boundary-every'] ?? 16);
 const stallMs = Number(args['stall-seconds'] ?? 60) * 1000;
 const deflate = args.deflate === '1';
 const smallWindowBits = Number(args['small-window-bits'] ?? 9);
+const firstVariant = Number(args['first-variant'] ?? 0);
 
 const MAX_LENGTH = 70000;
 const STARTS = 1 << 18;
@@ -158,7 +159,7 @@ function fail(name, text) {
   if (counts.failureSamples.length < 20) counts.failureSamples.push(`node ${name}: ${text}`);
 }
 
-// permessage-deflate (--deflate 1), as SoakDeflate in turn by segment and connection: context takeover both ways; none;
+// permessage-deflate (--deflate 1), as SoakDeflate, in turn by connection from --first-variant: context takeover both ways; none;
 // none with the server's window limited. Threshold 0: ws compresses every message, fragmented ones too (its default
 // threshold of 1,024 bytes would leave most of the small ones uncompressed).
 function deflateOffer(variant) {
@@ -196,7 +197,7 @@ function runConnection(connection, ordinal) {
   const name = `${deflate ? 'node-deflate' : new URL(url).protocol === 'wss:' ? 'node-tls' : 'node'} #${connection}`;
   return new Promise((resolve) => {
     const next = traffic(connection);
-    const variant = (segment + ordinal) % 3;
+    const variant = (firstVariant + ordinal) % 3;
     const ws = new WebSocket(url, { rejectUnauthorized: false, perMessageDeflate: deflate ? deflateOffer(variant) : false, maxPayload: 16 * 1024 * 1024 });
     const expected = [];
     const pings = [];
