@@ -31,8 +31,24 @@ public sealed record SoakOptions
     /// <summary>node's ws client, cleartext, with permessage-deflate (threshold 0: every message compressed).</summary>
     public const string NodeDeflate = "node-deflate";
 
-    /// <summary>Every transport, in report order.</summary>
-    public static IReadOnlyList<string> AllTransports { get; } = [H1, H1Tls, H2, H2Tls, Node, NodeTls, H1Deflate, H2Deflate, NodeDeflate];
+    /// <summary>Our client over HTTP/1.1 against the SpanNetty echo server (<c>samples/SpanNettyEchoServer</c>, our
+    /// codec on SpanNetty), cleartext; only in a build with <c>-p:WithSpanNetty=true</c>.</summary>
+    public const string SpanNetty = "spannetty";
+
+    /// <summary>Our client over HTTP/2 streams (h2c) against the SpanNetty echo server; only with
+    /// <c>-p:WithSpanNetty=true</c>.</summary>
+    public const string SpanNettyH2 = "spannetty-h2";
+
+    /// <summary>Every transport, in report order (the SpanNetty ones only in a build with them).</summary>
+    public static IReadOnlyList<string> AllTransports { get; } =
+#if WITH_SPANNETTY
+        [H1, H1Tls, H2, H2Tls, Node, NodeTls, H1Deflate, H2Deflate, NodeDeflate, SpanNetty, SpanNettyH2];
+#else
+        [H1, H1Tls, H2, H2Tls, Node, NodeTls, H1Deflate, H2Deflate, NodeDeflate];
+#endif
+
+    /// <summary>Whether <paramref name="transport"/> runs against the SpanNetty echo server.</summary>
+    public static bool IsSpanNetty(string transport) => transport is SpanNetty or SpanNettyH2;
 
     /// <summary>Whether <paramref name="transport"/> is node's ws client.</summary>
     public static bool IsNode(string transport) => transport is Node or NodeTls or NodeDeflate;

@@ -106,7 +106,7 @@ public static class SoakReport
         Row(text, "payload MB/s (both ways)", seconds > 0 ? ((total.BytesSent + total.BytesReceived) / seconds / 1e6).ToString("F1", CultureInfo.InvariantCulture) : "-");
         Line(text);
         Line(text, "Per transport (node's ws reports whole messages, so its frames received count one per echoed message, and its Pongs). "
-            + "The transports run side by side: frames/s is each one's share of the segments' time. Deflate transports (`-deflate`) must negotiate "
+            + "The transports run side by side: frames/s is a transport's frames over the time until its last websocket of each segment ended. Deflate transports (`-deflate`) must negotiate "
             + "permessage-deflate as offered, in turn context takeover both ways, none, none with a 9-bit server window; compressed: messages the client "
             + "sent compressed (ours: whole messages, the sender does not compress fragmented ones; node's ws: all, counted by a hook on its deflate) "
             + "/ echoes it received compressed (node's ws only: our session inflates before the listener sees a frame).");
@@ -116,8 +116,9 @@ public static class SoakReport
         foreach (string transport in SoakOptions.AllTransports.Where(byTransport.ContainsKey))
         {
             SoakCounts t = byTransport[transport];
+            double own = state.Segments.Sum(s => s.TransportSeconds.GetValueOrDefault(transport));
             string compressed = SoakOptions.IsDeflate(transport) ? $"{N(t.CompressedSent)} / {(SoakOptions.IsNode(transport) ? N(t.CompressedReceived) : "-")}" : "-";
-            Line(text, $"| {transport} | {N(t.Connections)} | {N(t.Frames)} | {(seconds > 0 ? N((long)(t.Frames / seconds)) : "-")} | {N(t.MessagesVerified)} | {N(t.BytesSent + t.BytesReceived)} | {Percent(t.FragmentedMessages, t.Messages)} | {N(t.PingsSent)} / {N(t.PingsAnswered)} | {compressed} | {N(t.Failures)} |");
+            Line(text, $"| {transport} | {N(t.Connections)} | {N(t.Frames)} | {(own > 0 ? N((long)(t.Frames / own)) : "-")} | {N(t.MessagesVerified)} | {N(t.BytesSent + t.BytesReceived)} | {Percent(t.FragmentedMessages, t.Messages)} | {N(t.PingsSent)} / {N(t.PingsAnswered)} | {compressed} | {N(t.Failures)} |");
         }
 
         foreach (string reason in skipped)

@@ -82,8 +82,12 @@ public static class SoakSegment
             SoakCounts counts = result.Transports[transport];
             Uri url = transport == SoakOptions.NodeTls ? servers.Tls : servers.Plain;
             bool deflate = SoakOptions.IsDeflate(transport);
-            tasks.Add(Task.Run(async () => counts.Add(await NodeSoakClient.RunAsync(
-                options.NodeDirectory, url, list.Count, perConnection, options, index, list[0], deflate, watchdog.Token).ConfigureAwait(false)), CancellationToken.None));
+            tasks.Add(Task.Run(async () =>
+            {
+                counts.Add(await NodeSoakClient.RunAsync(
+                    options.NodeDirectory, url, list.Count, perConnection, options, index, list[0], deflate, watchdog.Token).ConfigureAwait(false));
+                Ended(transport);
+            }, CancellationToken.None));
         }
 
         Task all = Task.WhenAll(tasks);
@@ -124,10 +128,12 @@ public static class SoakSegment
             try
             {
                 bool tls = transport is SoakOptions.H1Tls or SoakOptions.H2Tls;
-                Uri url = tls ? servers.Tls : servers.Plain;
+                Uri url = SoakOptions.IsSpanNetty(transport)
+                    ? servers.SpanNetty ?? throw new InvalidOperationException("no SpanNetty echo server: build the soak with -p:WithSpanNetty=true")
+                    : tls ? servers.Tls : servers.Plain;
                 int variant = SoakDeflate.Variant(transport, index, ordinal);
                 WebSocketClientOptions offer = SoakOptions.IsDeflate(transport) ? clientOptions with { Deflate = SoakDeflate.Offer(variant) } : clientOptions;
-                WebSocketConnection channel = transport is SoakOptions.H2 or SoakOptions.H2Tls or SoakOptions.H2Deflate
+                WebSocketConnection channel = transport is SoakOptions.H2 or SoakOptions.H2Tls or SoakOptions.H2Deflate or SoakOptions.SpanNettyH2
                     ? await WebSocketHttp2Client.ConnectAsync(tls ? h2Tls : h2Plain, url, offer, watchdog.Token).ConfigureAwait(false)
                     : await WebSocketClient.ConnectAsync(url, offer, watchdog.Token).ConfigureAwait(false);
                 using (channel)
@@ -155,6 +161,16 @@ public static class SoakSegment
             lock (counts)
             {
                 counts.Add(mine);
+            }
+
+            Ended(transport);
+        }
+
+        void Ended(string transport)
+        {
+            lock (result.TransportSeconds)
+            {
+                result.TransportSeconds[transport] = Math.Max(result.TransportSeconds.GetValueOrDefault(transport), stopwatch.Elapsed.TotalSeconds);
             }
         }
     }

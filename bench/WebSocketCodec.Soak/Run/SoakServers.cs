@@ -15,10 +15,11 @@ public sealed class SoakServers : IAsyncDisposable
 {
     private readonly Func<ValueTask> _dispose;
 
-    private SoakServers(Uri plain, Uri tls, CountingArrayPool pool, Func<ValueTask> dispose)
+    private SoakServers(Uri plain, Uri tls, CountingArrayPool pool, Func<ValueTask> dispose, Uri? spanNetty = null)
     {
         Plain = plain;
         Tls = tls;
+        SpanNetty = spanNetty;
         Pool = pool;
         _dispose = dispose;
     }
@@ -28,6 +29,11 @@ public sealed class SoakServers : IAsyncDisposable
 
     /// <summary>The TLS echo, <c>wss://127.0.0.1:port/echo</c>.</summary>
     public Uri Tls { get; }
+
+    /// <summary>The SpanNetty echo (our codec on SpanNetty, HTTP/1.1 and HTTP/2 on one port), cleartext: only in a build
+    /// with <c>-p:WithSpanNetty=true</c>, else null. Its sessions' gathered frames come from <see cref="Pool"/>; the
+    /// sample's message echo joins fragments in the shared pool, which is not counted.</summary>
+    public Uri? SpanNetty { get; }
 
     /// <summary>The pool under the servers' websockets.</summary>
     public CountingArrayPool Pool { get; }
@@ -50,11 +56,37 @@ public sealed class SoakServers : IAsyncDisposable
             throw;
         }
 
+#if WITH_SPANNETTY
+        Samples.SpanNettyEchoServer.SpanNettyEchoHost spanNetty;
+        try
+        {
+            spanNetty = await Samples.SpanNettyEchoServer.SpanNettyEchoHost.StartAsync(new Samples.SpanNettyEchoServer.SpanNettyEchoOptions
+            {
+                Port = 0,
+                Codec = "ours",
+                Session = options.Session,
+            }).ConfigureAwait(false);
+        }
+        catch
+        {
+            await plain.DisposeAsync().ConfigureAwait(false);
+            await tls.DisposeAsync().ConfigureAwait(false);
+            throw;
+        }
+
+        return new SoakServers(plain.Url, tls.Url, pool, async () =>
+        {
+            await plain.DisposeAsync().ConfigureAwait(false);
+            await tls.DisposeAsync().ConfigureAwait(false);
+            await spanNetty.DisposeAsync().ConfigureAwait(false);
+        }, spanNetty.Url);
+#else
         return new SoakServers(plain.Url, tls.Url, pool, async () =>
         {
             await plain.DisposeAsync().ConfigureAwait(false);
             await tls.DisposeAsync().ConfigureAwait(false);
         });
+#endif
     }
 
     /// <summary>For proving the soak can fail: echo servers that change one byte of every <paramref name="corruptEvery"/>-th
