@@ -21,8 +21,11 @@ public sealed class SoakToolSmokeTests(ITestOutputHelper output)
     [InlineData(SoakOptions.H1Deflate)]
     [InlineData(SoakOptions.H2Deflate)]
     [InlineData(SoakOptions.NodeDeflate)]
+    [InlineData(SoakOptions.SpanNetty)]
+    [InlineData(SoakOptions.SpanNettyH2)]
     public async Task AFewThousandFramesAreAllVerifiedAndThePoolsBalance(string transport)
     {
+        Skip.IfNot(SoakOptions.AllTransports.Contains(transport), $"{transport} needs the soak built with -p:WithSpanNetty=true");
         var options = new SoakOptions { Frames = 3000, SegmentFrames = 3000, Connections = 2, BoundaryEvery = 2, Transports = [transport], Seed = 5 };
         await SkipUnlessTheNodeClientCanRunAsync(options);
         await using SoakServers servers = await SoakServers.StartAsync();

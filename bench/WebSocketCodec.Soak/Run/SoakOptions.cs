@@ -47,6 +47,10 @@ public sealed record SoakOptions
         [H1, H1Tls, H2, H2Tls, Node, NodeTls, H1Deflate, H2Deflate, NodeDeflate];
 #endif
 
+    /// <summary>Every transport any build knows, in report order (a report may be written by a build without SpanNetty
+    /// from a state that ran with it).</summary>
+    public static IReadOnlyList<string> KnownTransports { get; } = [H1, H1Tls, H2, H2Tls, Node, NodeTls, H1Deflate, H2Deflate, NodeDeflate, SpanNetty, SpanNettyH2];
+
     /// <summary>Whether <paramref name="transport"/> runs against the SpanNetty echo server.</summary>
     public static bool IsSpanNetty(string transport) => transport is SpanNetty or SpanNettyH2;
 

@@ -83,7 +83,9 @@ public static class SoakReport
             + $"{(passed ? "0 failures, pools balanced" : $"{N(total.Failures)} failures, pools outstanding: server {serverOutstanding}, client {clientOutstanding}")}.**");
         Line(text);
         Line(text, $"Machine: {state.Machine}. Segments of {N(state.SegmentFrames)} frames, {state.Connections} websockets each "
-            + $"({string.Join(", ", state.Transports)}), against the sample echo server in process (HTTP/1.1 and HTTP/2 on one port; cleartext, and TLS with a self-signed certificate).");
+            + $"({string.Join(", ", state.Transports)}), against the sample echo server in process (HTTP/1.1 and HTTP/2 on one port; cleartext, and TLS with a self-signed certificate; "
+            + "permessage-deflate accepted when offered, context takeover allowed, every echo compressed)"
+            + (state.Transports.Any(SoakOptions.IsSpanNetty) ? " and the SpanNetty echo server (our codec on SpanNetty, cleartext, HTTP/1.1 and HTTP/2 on one port)." : "."));
         Line(text);
         Line(text, "| | total |");
         Line(text, "|---|---|");
@@ -113,7 +115,7 @@ public static class SoakReport
         Line(text);
         Line(text, "| transport | websockets | frames | frames/s | messages verified | payload bytes (both ways) | fragmented | Pings / answered | compressed sent / received | failures |");
         Line(text, "|---|---|---|---|---|---|---|---|---|---|");
-        foreach (string transport in SoakOptions.AllTransports.Where(byTransport.ContainsKey))
+        foreach (string transport in SoakOptions.KnownTransports.Where(byTransport.ContainsKey))
         {
             SoakCounts t = byTransport[transport];
             double own = state.Segments.Sum(s => s.TransportSeconds.GetValueOrDefault(transport));
