@@ -69,8 +69,8 @@ public sealed record SoakOptions
     /// <summary>Frames per segment: each segment opens fresh websockets and ends with the pool check.</summary>
     public long SegmentFrames { get; init; } = 5_000_000;
 
-    /// <summary>Websockets per segment, spread over the transports in turn.</summary>
-    public int Connections { get; init; } = 18;
+    /// <summary>Websockets per segment, spread over the transports in turn (default: two per transport of the build).</summary>
+    public int Connections { get; init; } = 2 * AllTransports.Count;
 
     /// <summary>Messages in flight per websocket.</summary>
     public int Window { get; init; } = 16;
