@@ -4,7 +4,7 @@ using WebSocketCodec.Soak;
 var frames = new Option<long>("--frames") { DefaultValueFactory = _ => 100_000_000, Description = "Frames in the whole run (sent and received, data and control)." };
 var seed = new Option<ulong>("--seed") { DefaultValueFactory = _ => 1, Description = "The seed of all traffic." };
 var segment = new Option<long>("--segment") { DefaultValueFactory = _ => 5_000_000, Description = "Frames per segment (fresh websockets, then the pool check; the state file records each)." };
-var connections = new Option<int>("--connections") { DefaultValueFactory = _ => 12, Description = "Websockets per segment, spread over the transports in turn." };
+var connections = new Option<int>("--connections") { DefaultValueFactory = _ => 2 * SoakOptions.AllTransports.Count, Description = "Websockets per segment, spread over the transports in turn (default: two per transport of the build)." };
 var window = new Option<int>("--window") { DefaultValueFactory = _ => 16, Description = "Messages in flight per websocket." };
 var transports = new Option<string>("--transports") { DefaultValueFactory = _ => string.Join(',', SoakOptions.AllTransports), Description = "Comma-separated: " + string.Join(", ", SoakOptions.AllTransports) + "." };
 var state = new Option<FileInfo?>("--state") { Description = "The state file: completed segments are recorded there and a rerun continues after them." };

@@ -25,10 +25,14 @@ public sealed record EchoServerOptions
     /// <summary>The most websockets open at once (503 beyond); null for the library's default (no cap).</summary>
     public int? MaxWebSockets { get; init; }
 
-    /// <summary>Accept permessage-deflate (RFC 7692) on <c>/echo</c> when the client offers it: context takeover both
-    /// ways, level Fastest, messages from 32 bytes up compressed (the builtin codec: ASP.NET Core's
-    /// <c>DangerousEnableCompression</c>).</summary>
+    /// <summary>Accept permessage-deflate (RFC 7692) on <c>/echo</c> when the client offers it: with
+    /// <see cref="DeflateOptions"/>, by default the library's (no context takeover either way, level Fastest, messages
+    /// from 32 bytes up compressed); the builtin codec: ASP.NET Core's <c>DangerousEnableCompression</c>.</summary>
     public bool Deflate { get; init; }
+
+    /// <summary>What our codec accepts when <see cref="Deflate"/> is on (null: <see cref="PerMessageDeflateOptions"/>'s
+    /// defaults), e.g. context takeover both ways when the client asks for it.</summary>
+    public PerMessageDeflateOptions? DeflateOptions { get; init; }
 
     /// <summary>How long a peer may send nothing before it is closed with 1001; zero for no limit.</summary>
     public TimeSpan IdleTimeout { get; init; }
@@ -57,6 +61,6 @@ public sealed record EchoServerOptions
             accept.MaxConcurrentWebSockets = most;
         }
 
-        accept.Deflate = Deflate ? new PerMessageDeflateOptions() : null;
+        accept.Deflate = Deflate ? DeflateOptions ?? new PerMessageDeflateOptions() : null;
     }
 }

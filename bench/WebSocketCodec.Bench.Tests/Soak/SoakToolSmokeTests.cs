@@ -5,9 +5,10 @@ using Xunit.Abstractions;
 namespace WebSocketCodec.Bench.Tests.Soak;
 
 /// <summary>The soak tool's smoke mode inside <c>dotnet test</c>: a few thousand seeded frames through each transport
-/// (our client over HTTP/1.1 and HTTP/2, cleartext and TLS, and node's ws when node is installed) against the sample
-/// echo server, every echo and Pong verified, every length boundary met, the pools balanced; and proof that the
-/// verifier catches a wrong echo.</summary>
+/// (our client over HTTP/1.1 and HTTP/2, cleartext and TLS, and node's ws when node is installed; with and without
+/// permessage-deflate) against the sample echo server, every echo and Pong verified, every length boundary met, the
+/// pools balanced; and proof that the verifier catches a wrong echo and a deflate transport that runs without the
+/// extension.</summary>
 public sealed class SoakToolSmokeTests(ITestOutputHelper output)
 {
     [SkippableTheory]
@@ -17,8 +18,14 @@ public sealed class SoakToolSmokeTests(ITestOutputHelper output)
     [InlineData(SoakOptions.H2Tls)]
     [InlineData(SoakOptions.Node)]
     [InlineData(SoakOptions.NodeTls)]
+    [InlineData(SoakOptions.H1Deflate)]
+    [InlineData(SoakOptions.H2Deflate)]
+    [InlineData(SoakOptions.NodeDeflate)]
+    [InlineData(SoakOptions.SpanNetty)]
+    [InlineData(SoakOptions.SpanNettyH2)]
     public async Task AFewThousandFramesAreAllVerifiedAndThePoolsBalance(string transport)
     {
+        Skip.IfNot(SoakOptions.AllTransports.Contains(transport), $"{transport} needs the soak built with -p:WithSpanNetty=true");
         var options = new SoakOptions { Frames = 3000, SegmentFrames = 3000, Connections = 2, BoundaryEvery = 2, Transports = [transport], Seed = 5 };
         await SkipUnlessTheNodeClientCanRunAsync(options);
         await using SoakServers servers = await SoakServers.StartAsync();
@@ -39,12 +46,53 @@ public sealed class SoakToolSmokeTests(ITestOutputHelper output)
         Assert.True(result.ServerPoolRented > 0, "the server joined fragments in the counting pool");
         Assert.Equal(0, result.ServerPoolOutstanding);
         Assert.Equal(0, result.ClientPoolOutstanding);
+        if (!SoakOptions.IsDeflate(transport))
+        {
+            Assert.Equal((0, 0), (counts.CompressedSent, counts.CompressedReceived));
+        }
+        else if (SoakOptions.IsNode(transport))
+        {
+            // Counted by a hook on ws's deflate: every message (threshold 0), and of the echoes at least those of the
+            // websocket without a small server window (two websockets: two variants).
+            Assert.Equal(counts.Messages, counts.CompressedSent);
+            Assert.InRange(counts.CompressedReceived, counts.MessagesVerified / 3, counts.MessagesVerified);
+        }
+        else
+        {
+            Assert.True(counts.CompressedSent > 0, "whole messages sent compressed");
+        }
+    }
+
+    /// <summary>A deflate transport against servers that do not accept permessage-deflate: every websocket fails
+    /// (the soak must not run uncompressed without saying so), and the pools still balance.</summary>
+    [SkippableTheory]
+    [InlineData(SoakOptions.H1Deflate)]
+    [InlineData(SoakOptions.H2Deflate)]
+    [InlineData(SoakOptions.NodeDeflate)]
+    public async Task ADeflateTransportWithoutTheExtensionFails(string transport)
+    {
+        var options = new SoakOptions { Frames = 400, SegmentFrames = 400, Connections = 2, Transports = [transport] };
+        await SkipUnlessTheNodeClientCanRunAsync(options);
+        await using SoakServers servers = await SoakServers.StartAsync(acceptDeflate: false);
+        SegmentResult result = await SoakSegment.RunAsync(options, SoakMaterial.Create(options.Seed), servers, 0, options.Frames, output.WriteLine, RawHttp.Timeout(120));
+        SoakCounts counts = result.Total();
+        counts.FailureSamples.ForEach(output.WriteLine);
+
+        Assert.Equal(2, counts.Failures);
+        Assert.All(counts.FailureSamples, failure => Assert.Contains("offered", failure, StringComparison.Ordinal));
+        Assert.All(counts.FailureSamples, failure => Assert.Contains("not negotiated", failure, StringComparison.Ordinal));
+        Assert.Equal(0, counts.MessagesVerified);
+        Assert.False(result.Passed);
+        Assert.Equal(0, result.ServerPoolOutstanding);
+        Assert.Equal(0, result.ClientPoolOutstanding);
     }
 
     [SkippableTheory]
     [InlineData(SoakOptions.H1)]
     [InlineData(SoakOptions.H2Tls)]
     [InlineData(SoakOptions.Node)]
+    [InlineData(SoakOptions.H2Deflate)]
+    [InlineData(SoakOptions.NodeDeflate)]
     public async Task AChangedByteInAnEchoIsAFailure(string transport)
     {
         var options = new SoakOptions { Frames = 2000, SegmentFrames = 2000, Connections = 2, Transports = [transport] };
@@ -144,7 +192,7 @@ public sealed class SoakToolSmokeTests(ITestOutputHelper output)
     /// reached; a machine without the peer is not a failure of the code, nor a pass. Any other install failure fails.</summary>
     private static async Task SkipUnlessTheNodeClientCanRunAsync(SoakOptions options)
     {
-        if (!options.Transports.Any(t => t is SoakOptions.Node or SoakOptions.NodeTls))
+        if (!options.Transports.Any(SoakOptions.IsNode))
         {
             return;
         }

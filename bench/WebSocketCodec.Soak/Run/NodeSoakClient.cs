@@ -31,9 +31,11 @@ public static class NodeSoakClient
     }
 
     /// <summary>Runs <paramref name="connections"/> websockets of node's ws against <paramref name="url"/>, each with
-    /// <paramref name="framesPerConnection"/> frames planned, numbered from <paramref name="firstConnection"/>.</summary>
+    /// <paramref name="framesPerConnection"/> frames planned, numbered from <paramref name="firstConnection"/>; with
+    /// <paramref name="deflate"/>, offering permessage-deflate in the variants of <see cref="SoakDeflate"/> (and failing
+    /// without it).</summary>
     public static async Task<SoakCounts> RunAsync(
-        string directory, Uri url, int connections, long framesPerConnection, SoakOptions options, long segment, int firstConnection, CancellationToken cancellationToken)
+        string directory, Uri url, int connections, long framesPerConnection, SoakOptions options, long segment, int firstConnection, bool deflate, CancellationToken cancellationToken)
     {
         ArgumentNullException.ThrowIfNull(url);
         ArgumentNullException.ThrowIfNull(options);
@@ -41,7 +43,8 @@ public static class NodeSoakClient
         [
             "soak-client.mjs", "--url", url.ToString(), "--connections", Text(connections), "--frames", Text(framesPerConnection),
             "--seed", options.Seed.ToString(CultureInfo.InvariantCulture), "--segment", Text(segment), "--first", Text(firstConnection),
-            "--window", Text(options.Window), "--boundary-every", Text(options.BoundaryEvery),
+            "--window", Text(options.Window), "--boundary-every", Text(options.BoundaryEvery), "--deflate", deflate ? "1" : "0",
+            "--first-variant", Text(SoakDeflate.Variant(SoakOptions.NodeDeflate, segment, 0)), "--small-window-bits", Text(SoakDeflate.SmallWindowBits),
         ];
         var (exit, output, error) = await RunAsync("node", arguments, directory, cancellationToken).ConfigureAwait(false);
         string? last = output.Split('\n', StringSplitOptions.RemoveEmptyEntries | StringSplitOptions.TrimEntries).LastOrDefault();

@@ -23,6 +23,10 @@ public sealed class SegmentResult
     /// <summary>Counts by transport (<see cref="SoakOptions.AllTransports"/>).</summary>
     public Dictionary<string, SoakCounts> Transports { get; set; } = [];
 
+    /// <summary>Seconds from the segment's start until each transport's last websocket ended (the transports run side by
+    /// side; empty in state files written before it was recorded).</summary>
+    public Dictionary<string, double> TransportSeconds { get; set; } = [];
+
     /// <summary>Transports that did not run, with the reason.</summary>
     public Dictionary<string, string> Skipped { get; set; } = [];
 

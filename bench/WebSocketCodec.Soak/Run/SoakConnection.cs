@@ -9,9 +9,10 @@ namespace WebSocketCodec.Soak;
 /// One of our client's websockets in the soak (HTTP/1.1 or an HTTP/2 stream): sends its connection's messages as raw
 /// frames through the frame sender (fragments and Pings between them, masked by the client role), with at most a
 /// window of messages in flight, and checks on the read loop that every echo is byte-exact and in order and that every
-/// Ping was answered, with its payload, before its message's echo. The client's decoder validates every server frame
-/// (unmasked, opcodes, lengths, UTF-8); a violation ends the websocket and counts as a failure. Ends with a clean
-/// close handshake.
+/// Ping was answered, with its payload, before its message's echo. With permessage-deflate the sender compresses whole
+/// messages and the session inflates echoes before they are checked. The client's decoder validates every server
+/// frame (unmasked, opcodes, lengths, UTF-8); a violation ends the websocket and counts as a failure. Ends with a
+/// clean close handshake.
 /// </summary>
 internal sealed class SoakConnection : IWebSocketFrameListener
 {
@@ -32,6 +33,7 @@ internal sealed class SoakConnection : IWebSocketFrameListener
     private volatile bool _failed;
 
     private readonly StrongBox<long> _progress;
+    private readonly int _compressLimit; // with permessage-deflate: the longest whole message our sender compresses; else -1
 
     public SoakConnection(WebSocketConnection channel, SoakTraffic traffic, SoakCounts counts, ArrayPool<byte> payloads, int window, string name, StrongBox<long> progress)
     {
@@ -42,6 +44,7 @@ internal sealed class SoakConnection : IWebSocketFrameListener
         _payloads = payloads;
         _window = new SemaphoreSlim(window, window);
         _name = name;
+        _compressLimit = channel.Deflate is { } deflate && channel.Sender.CompressOutgoing ? deflate.MaxCompressedMessageLength(WebSocketRole.Client) : -1;
     }
 
     /// <summary>Sends messages until the planned frames (sent, and the echoes and Pongs expected) reach
@@ -233,6 +236,8 @@ internal sealed class SoakConnection : IWebSocketFrameListener
         _counts.TextMessages += message.Opcode == WebSocketOpcode.Text ? 1 : 0;
         _counts.SizeClasses[SoakTraffic.SizeClass(message.Length)]++;
         _counts.PingsSent += message.Pings;
+        // The sender compresses a whole message (one frame) up to the window's limit; the soak offers threshold 0.
+        _counts.CompressedSent += !message.IsFragmented && message.Length <= _compressLimit ? 1 : 0;
         if (message.IsFragmented)
         {
             _counts.FragmentedMessages++;

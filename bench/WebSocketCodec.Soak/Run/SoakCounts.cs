@@ -46,6 +46,15 @@ public sealed class SoakCounts
     /// <summary>Pings whose Pong (or a later Ping's Pong) arrived, with a matching payload.</summary>
     public long PingsAnswered;
 
+    /// <summary>Deflate transports: messages the client sent compressed (RSV1). Our sender compresses whole messages
+    /// only (fragmented ones go as they are, which the extension allows per message); node's ws compresses every
+    /// message, fragmented ones included (a hook on its deflate counts them).</summary>
+    public long CompressedSent;
+
+    /// <summary>Deflate transports: echoes the client received compressed, as node's ws counts them (a hook on its
+    /// inflate); our client's session inflates before its listener sees a frame, so ours report 0 here.</summary>
+    public long CompressedReceived;
+
     /// <summary>Messages of 0-125 B, 126-65,536 B and above.</summary>
     public long[] SizeClasses = new long[3];
 
@@ -82,6 +91,8 @@ public sealed class SoakCounts
         PingsSent += other.PingsSent;
         PongsReceived += other.PongsReceived;
         PingsAnswered += other.PingsAnswered;
+        CompressedSent += other.CompressedSent;
+        CompressedReceived += other.CompressedReceived;
         Failures += other.Failures;
         AddAll(SizeClasses, other.SizeClasses);
         AddAll(BoundarySent, other.BoundarySent);

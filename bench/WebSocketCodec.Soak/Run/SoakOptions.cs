@@ -21,8 +21,44 @@ public sealed record SoakOptions
     /// <summary>node's ws client, TLS.</summary>
     public const string NodeTls = "node-tls";
 
-    /// <summary>Every transport, in report order.</summary>
-    public static IReadOnlyList<string> AllTransports { get; } = [H1, H1Tls, H2, H2Tls, Node, NodeTls];
+    /// <summary>Our client over HTTP/1.1, cleartext, offering permessage-deflate (the websocket fails unless it is
+    /// negotiated).</summary>
+    public const string H1Deflate = "h1-deflate";
+
+    /// <summary>Our client over HTTP/2 streams (h2c), offering permessage-deflate.</summary>
+    public const string H2Deflate = "h2-deflate";
+
+    /// <summary>node's ws client, cleartext, with permessage-deflate (threshold 0: every message compressed).</summary>
+    public const string NodeDeflate = "node-deflate";
+
+    /// <summary>Our client over HTTP/1.1 against the SpanNetty echo server (<c>samples/SpanNettyEchoServer</c>, our
+    /// codec on SpanNetty), cleartext; only in a build with <c>-p:WithSpanNetty=true</c>.</summary>
+    public const string SpanNetty = "spannetty";
+
+    /// <summary>Our client over HTTP/2 streams (h2c) against the SpanNetty echo server; only with
+    /// <c>-p:WithSpanNetty=true</c>.</summary>
+    public const string SpanNettyH2 = "spannetty-h2";
+
+    /// <summary>Every transport, in report order (the SpanNetty ones only in a build with them).</summary>
+    public static IReadOnlyList<string> AllTransports { get; } =
+#if WITH_SPANNETTY
+        [H1, H1Tls, H2, H2Tls, Node, NodeTls, H1Deflate, H2Deflate, NodeDeflate, SpanNetty, SpanNettyH2];
+#else
+        [H1, H1Tls, H2, H2Tls, Node, NodeTls, H1Deflate, H2Deflate, NodeDeflate];
+#endif
+
+    /// <summary>Every transport any build knows, in report order (a report may be written by a build without SpanNetty
+    /// from a state that ran with it).</summary>
+    public static IReadOnlyList<string> KnownTransports { get; } = [H1, H1Tls, H2, H2Tls, Node, NodeTls, H1Deflate, H2Deflate, NodeDeflate, SpanNetty, SpanNettyH2];
+
+    /// <summary>Whether <paramref name="transport"/> runs against the SpanNetty echo server.</summary>
+    public static bool IsSpanNetty(string transport) => transport is SpanNetty or SpanNettyH2;
+
+    /// <summary>Whether <paramref name="transport"/> is node's ws client.</summary>
+    public static bool IsNode(string transport) => transport is Node or NodeTls or NodeDeflate;
+
+    /// <summary>Whether <paramref name="transport"/> offers permessage-deflate (and must get it).</summary>
+    public static bool IsDeflate(string transport) => transport is H1Deflate or H2Deflate or NodeDeflate;
 
     /// <summary>Frames in the whole run (sent and received, data and control).</summary>
     public long Frames { get; init; } = 100_000_000;
@@ -33,8 +69,8 @@ public sealed record SoakOptions
     /// <summary>Frames per segment: each segment opens fresh websockets and ends with the pool check.</summary>
     public long SegmentFrames { get; init; } = 5_000_000;
 
-    /// <summary>Websockets per segment, spread over the transports in turn.</summary>
-    public int Connections { get; init; } = 12;
+    /// <summary>Websockets per segment, spread over the transports in turn (default: two per transport of the build).</summary>
+    public int Connections { get; init; } = 2 * AllTransports.Count;
 
     /// <summary>Messages in flight per websocket.</summary>
     public int Window { get; init; } = 16;

@@ -83,7 +83,9 @@ public static class SoakReport
             + $"{(passed ? "0 failures, pools balanced" : $"{N(total.Failures)} failures, pools outstanding: server {serverOutstanding}, client {clientOutstanding}")}.**");
         Line(text);
         Line(text, $"Machine: {state.Machine}. Segments of {N(state.SegmentFrames)} frames, {state.Connections} websockets each "
-            + $"({string.Join(", ", state.Transports)}), against the sample echo server in process (HTTP/1.1 and HTTP/2 on one port; cleartext, and TLS with a self-signed certificate).");
+            + $"({string.Join(", ", state.Transports)}), against the sample echo server in process (HTTP/1.1 and HTTP/2 on one port; cleartext, and TLS with a self-signed certificate; "
+            + "permessage-deflate accepted when offered, context takeover allowed, every echo compressed)"
+            + (state.Transports.Any(SoakOptions.IsSpanNetty) ? " and the SpanNetty echo server (our codec on SpanNetty, cleartext, HTTP/1.1 and HTTP/2 on one port)." : "."));
         Line(text);
         Line(text, "| | total |");
         Line(text, "|---|---|");
@@ -97,6 +99,7 @@ public static class SoakReport
         Row(text, "fragmented messages (share) / fragments", $"{N(total.FragmentedMessages)} ({Percent(total.FragmentedMessages, total.Messages)}) / {N(total.Fragments)}");
         Row(text, "text fragment cuts inside a UTF-8 character", N(total.SplitsInsideCharacter));
         Row(text, "Pings sent between fragments / answered / Pongs received", $"{N(total.PingsSent)} / {N(total.PingsAnswered)} / {N(total.PongsReceived)}");
+        Row(text, "deflate: messages sent compressed / echoes received compressed (node's ws)", $"{N(total.CompressedSent)} / {N(total.CompressedReceived)}");
         Row(text, "failures", N(total.Failures));
         Row(text, "server pool: arrays rented / outstanding at the end of each segment", $"{N(state.Segments.Sum(s => s.ServerPoolRented))} / {serverOutstanding}");
         Row(text, "our clients' pool: arrays rented / outstanding", $"{N(state.Segments.Sum(s => s.ClientPoolRented))} / {clientOutstanding}");
@@ -104,19 +107,25 @@ public static class SoakReport
         Row(text, "frames/s", seconds > 0 ? N((long)(total.Frames / seconds)) : "-");
         Row(text, "payload MB/s (both ways)", seconds > 0 ? ((total.BytesSent + total.BytesReceived) / seconds / 1e6).ToString("F1", CultureInfo.InvariantCulture) : "-");
         Line(text);
-        Line(text, "Per transport (node's ws reports whole messages, so its frames received count one per echoed message, and its Pongs):");
+        Line(text, "Per transport (node's ws reports whole messages, so its frames received count one per echoed message, and its Pongs). "
+            + "The transports run side by side: frames/s is a transport's frames over the time until its last websocket of each segment ended. Deflate transports (`-deflate`) must negotiate "
+            + "permessage-deflate as offered, in turn context takeover both ways, none, none with a 9-bit server window; compressed: messages the client "
+            + "sent compressed (ours: whole messages, the sender does not compress fragmented ones; node's ws: all, counted by a hook on its deflate) "
+            + "/ echoes it received compressed (node's ws only: our session inflates before the listener sees a frame).");
         Line(text);
-        Line(text, "| transport | websockets | frames | messages verified | payload bytes (both ways) | fragmented | Pings / answered | failures |");
-        Line(text, "|---|---|---|---|---|---|---|---|");
-        foreach (string transport in SoakOptions.AllTransports.Where(byTransport.ContainsKey))
+        Line(text, "| transport | websockets | frames | frames/s | messages verified | payload bytes (both ways) | fragmented | Pings / answered | compressed sent / received | failures |");
+        Line(text, "|---|---|---|---|---|---|---|---|---|---|");
+        foreach (string transport in SoakOptions.KnownTransports.Where(byTransport.ContainsKey))
         {
             SoakCounts t = byTransport[transport];
-            Line(text, $"| {transport} | {N(t.Connections)} | {N(t.Frames)} | {N(t.MessagesVerified)} | {N(t.BytesSent + t.BytesReceived)} | {Percent(t.FragmentedMessages, t.Messages)} | {N(t.PingsSent)} / {N(t.PingsAnswered)} | {N(t.Failures)} |");
+            double own = state.Segments.Sum(s => s.TransportSeconds.GetValueOrDefault(transport));
+            string compressed = SoakOptions.IsDeflate(transport) ? $"{N(t.CompressedSent)} / {(SoakOptions.IsNode(transport) ? N(t.CompressedReceived) : "-")}" : "-";
+            Line(text, $"| {transport} | {N(t.Connections)} | {N(t.Frames)} | {(own > 0 ? N((long)(t.Frames / own)) : "-")} | {N(t.MessagesVerified)} | {N(t.BytesSent + t.BytesReceived)} | {Percent(t.FragmentedMessages, t.Messages)} | {N(t.PingsSent)} / {N(t.PingsAnswered)} | {compressed} | {N(t.Failures)} |");
         }
 
         foreach (string reason in skipped)
         {
-            Line(text, $"| skipped | {reason} | | | | | | |");
+            Line(text, $"| skipped | {reason} | | | | | | | | |");
         }
 
         Line(text);

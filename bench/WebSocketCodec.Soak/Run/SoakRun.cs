@@ -23,7 +23,7 @@ public static class SoakRun
         }
 
         SoakMaterial material = SoakMaterial.Create(options.Seed);
-        await using SoakServers servers = await SoakServers.StartAsync(cancellationToken).ConfigureAwait(false);
+        await using SoakServers servers = await SoakServers.StartAsync(cancellationToken: cancellationToken).ConfigureAwait(false);
         for (long index = state.Segments.Count; index < state.SegmentCount && !cancellationToken.IsCancellationRequested; index++)
         {
             if (state.Segments.Count > 0 && !state.Segments[^1].Passed)

@@ -7,8 +7,8 @@ using WebSocketCodec.Pipelines;
 namespace WebSocketCodec.Soak;
 
 /// <summary>Runs one segment: fresh websockets over every transport at once (ours over HTTP/1.1 and HTTP/2 streams,
-/// cleartext and TLS, and node's ws), each with its share of the segment's frames; then checks that both pools
-/// balanced.</summary>
+/// cleartext and TLS, and node's ws; with permessage-deflate, <see cref="SoakDeflate"/>), each with its share of the
+/// segment's frames; then checks that both pools balanced.</summary>
 public static class SoakSegment
 {
     private static readonly SslClientAuthenticationOptions TrustAnything = new()
@@ -24,8 +24,8 @@ public static class SoakSegment
         ArgumentNullException.ThrowIfNull(options);
         ArgumentNullException.ThrowIfNull(servers);
         var result = new SegmentResult { Index = index, PlannedFrames = frames };
-        string? nodeSkip = options.Transports.Any(t => t is SoakOptions.Node or SoakOptions.NodeTls) ? NodeSoakClient.SkipReason() : null;
-        if (nodeSkip is null && options.Transports.Any(t => t is SoakOptions.Node or SoakOptions.NodeTls))
+        string? nodeSkip = options.Transports.Any(SoakOptions.IsNode) ? NodeSoakClient.SkipReason() : null;
+        if (nodeSkip is null && options.Transports.Any(SoakOptions.IsNode))
         {
             await NodeSoakClient.EnsureInstalledAsync(options.NodeDirectory, cancellationToken).ConfigureAwait(false);
         }
@@ -57,7 +57,7 @@ public static class SoakSegment
                 result.Transports[transport] = counts = new SoakCounts();
             }
 
-            if (transport is SoakOptions.Node or SoakOptions.NodeTls)
+            if (SoakOptions.IsNode(transport))
             {
                 if (nodeSkip is not null)
                 {
@@ -73,15 +73,21 @@ public static class SoakSegment
             }
 
             int connection = c;
-            tasks.Add(RunOursAsync(transport, connection));
+            int ordinal = c / options.Transports.Count; // the websocket's number within its transport
+            tasks.Add(RunOursAsync(transport, connection, ordinal));
         }
 
         foreach ((string transport, List<int> list) in nodeConnections)
         {
             SoakCounts counts = result.Transports[transport];
-            Uri url = transport == SoakOptions.Node ? servers.Plain : servers.Tls;
-            tasks.Add(Task.Run(async () => counts.Add(await NodeSoakClient.RunAsync(
-                options.NodeDirectory, url, list.Count, perConnection, options, index, list[0], watchdog.Token).ConfigureAwait(false)), CancellationToken.None));
+            Uri url = transport == SoakOptions.NodeTls ? servers.Tls : servers.Plain;
+            bool deflate = SoakOptions.IsDeflate(transport);
+            tasks.Add(Task.Run(async () =>
+            {
+                counts.Add(await NodeSoakClient.RunAsync(
+                    options.NodeDirectory, url, list.Count, perConnection, options, index, list[0], deflate, watchdog.Token).ConfigureAwait(false));
+                Ended(transport);
+            }, CancellationToken.None));
         }
 
         Task all = Task.WhenAll(tasks);
@@ -115,19 +121,33 @@ public static class SoakSegment
         result.ClientPoolOutstanding = clientPool.Outstanding;
         return result;
 
-        async Task RunOursAsync(string transport, int connection)
+        async Task RunOursAsync(string transport, int connection, int ordinal)
         {
             SoakCounts counts = result.Transports[transport];
             var mine = new SoakCounts { Connections = 1 };
             try
             {
                 bool tls = transport is SoakOptions.H1Tls or SoakOptions.H2Tls;
-                Uri url = tls ? servers.Tls : servers.Plain;
-                WebSocketConnection channel = transport is SoakOptions.H2 or SoakOptions.H2Tls
-                    ? await WebSocketHttp2Client.ConnectAsync(tls ? h2Tls : h2Plain, url, clientOptions, watchdog.Token).ConfigureAwait(false)
-                    : await WebSocketClient.ConnectAsync(url, clientOptions, watchdog.Token).ConfigureAwait(false);
+                Uri url = SoakOptions.IsSpanNetty(transport)
+                    ? servers.SpanNetty ?? throw new InvalidOperationException("no SpanNetty echo server: build the soak with -p:WithSpanNetty=true")
+                    : tls ? servers.Tls : servers.Plain;
+                int variant = SoakDeflate.Variant(transport, index, ordinal);
+                WebSocketClientOptions offer = SoakOptions.IsDeflate(transport) ? clientOptions with { Deflate = SoakDeflate.Offer(variant) } : clientOptions;
+                WebSocketConnection channel = transport is SoakOptions.H2 or SoakOptions.H2Tls or SoakOptions.H2Deflate or SoakOptions.SpanNettyH2
+                    ? await WebSocketHttp2Client.ConnectAsync(tls ? h2Tls : h2Plain, url, offer, watchdog.Token).ConfigureAwait(false)
+                    : await WebSocketClient.ConnectAsync(url, offer, watchdog.Token).ConfigureAwait(false);
                 using (channel)
                 {
+                    if (SoakOptions.IsDeflate(transport) && SoakDeflate.Mismatch(channel.Deflate, variant) is { } mismatch)
+                    {
+                        throw new InvalidOperationException(mismatch); // a deflate soak must not run uncompressed
+                    }
+
+                    if (!SoakOptions.IsDeflate(transport) && channel.Deflate is not null)
+                    {
+                        throw new InvalidOperationException("permessage-deflate was negotiated though not offered");
+                    }
+
                     var traffic = new SoakTraffic(material, options.Seed, index, connection, options.BoundaryEvery);
                     var soak = new SoakConnection(channel, traffic, mine, payloads, options.Window, $"{transport} #{connection}", verified);
                     await soak.RunAsync(perConnection, watchdog.Token).ConfigureAwait(false);
@@ -141,6 +161,16 @@ public static class SoakSegment
             lock (counts)
             {
                 counts.Add(mine);
+            }
+
+            Ended(transport);
+        }
+
+        void Ended(string transport)
+        {
+            lock (result.TransportSeconds)
+            {
+                result.TransportSeconds[transport] = Math.Max(result.TransportSeconds.GetValueOrDefault(transport), stopwatch.Elapsed.TotalSeconds);
             }
         }
     }

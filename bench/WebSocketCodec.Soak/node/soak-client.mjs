@@ -3,6 +3,7 @@
 // the length boundaries; half text (random UTF-8 of 1-4 byte characters), half binary; 20 % in 2-5 fragments, text cuts
 // moved inside a multi-byte character, a unique Ping after a fragment half the time. Every echo is checked byte-exact
 // and in order, every Pong against the Pings sent (before its message's echo); ws validates the server's frames.
+// With --deflate 1 it offers permessage-deflate and fails when it is not negotiated as offered.
 // Prints one JSON line of counts (the fields of SoakCounts) and exits 0, or 1 when something failed.
 import WebSocket from 'ws';
 
@@ -19,6 +20,9 @@ const first = Number(args.first ?? 0);
 const window = Number(args.window ?? 16);
 const boundaryEvery = Number(args['boundary-every'] ?? 16);
 const stallMs = Number(args['stall-seconds'] ?? 60) * 1000;
+const deflate = args.deflate === '1';
+const smallWindowBits = Number(args['small-window-bits'] ?? 9);
+const firstVariant = Number(args['first-variant'] ?? 0);
 
 const MAX_LENGTH = 70000;
 const STARTS = 1 << 18;
@@ -146,7 +150,7 @@ const sizeClass = (n) => (n <= 125 ? 0 : n <= 65536 ? 1 : 2);
 const counts = {
   connections: 0, framesSent: 0, framesReceived: 0, messages: 0, messagesVerified: 0, textMessages: 0,
   bytesSent: 0, bytesReceived: 0, fragmentedMessages: 0, fragments: 0, splitsInsideCharacter: 0,
-  pingsSent: 0, pongsReceived: 0, pingsAnswered: 0, sizeClasses: [0, 0, 0],
+  pingsSent: 0, pongsReceived: 0, pingsAnswered: 0, compressedSent: 0, compressedReceived: 0, sizeClasses: [0, 0, 0],
   boundarySent: BOUNDARIES.map(() => 0), boundaryReceived: BOUNDARIES.map(() => 0), failures: 0, failureSamples: [],
 };
 
@@ -155,11 +159,46 @@ function fail(name, text) {
   if (counts.failureSamples.length < 20) counts.failureSamples.push(`node ${name}: ${text}`);
 }
 
-function runConnection(connection) {
-  const name = `${new URL(url).protocol === 'wss:' ? 'node-tls' : 'node'} #${connection}`;
+// permessage-deflate (--deflate 1), as SoakDeflate, in turn by connection from --first-variant: context takeover both ways; none;
+// none with the server's window limited. Threshold 0: ws compresses every message, fragmented ones too (its default
+// threshold of 1,024 bytes would leave most of the small ones uncompressed).
+function deflateOffer(variant) {
+  if (variant === 0) return { threshold: 0, serverNoContextTakeover: false, clientNoContextTakeover: false };
+  if (variant === 1) return { threshold: 0, serverNoContextTakeover: true, clientNoContextTakeover: true };
+  return { threshold: 0, serverNoContextTakeover: true, clientNoContextTakeover: true, serverMaxWindowBits: smallWindowBits };
+}
+
+// Why the negotiated parameters are not the variant's (or deflate is missing), or null. Then counts the compressed
+// messages both ways through ws's own deflate object: a message is counted at its final compressed frame.
+function checkAndCountDeflate(ws, variant) {
+  const extension = ws._extensions['permessage-deflate'];
+  if (!extension) return `permessage-deflate was offered (variant ${variant}) but not negotiated (extensions: '${ws.extensions}')`;
+  const p = extension.params;
+  const noContext = variant !== 0;
+  const serverBits = variant === 2 ? smallWindowBits : undefined;
+  if (Boolean(p.server_no_context_takeover) !== noContext || Boolean(p.client_no_context_takeover) !== noContext
+    || (serverBits !== undefined && Number(p.server_max_window_bits) !== serverBits)) {
+    return `permessage-deflate negotiated '${ws.extensions}' where variant ${variant} was offered`;
+  }
+  const compress = extension.compress.bind(extension);
+  extension.compress = (data, fin, callback) => {
+    if (fin) counts.compressedSent++;
+    compress(data, fin, callback);
+  };
+  const decompress = extension.decompress.bind(extension);
+  extension.decompress = (data, fin, callback) => {
+    if (fin) counts.compressedReceived++;
+    decompress(data, fin, callback);
+  };
+  return null;
+}
+
+function runConnection(connection, ordinal) {
+  const name = `${deflate ? 'node-deflate' : new URL(url).protocol === 'wss:' ? 'node-tls' : 'node'} #${connection}`;
   return new Promise((resolve) => {
     const next = traffic(connection);
-    const ws = new WebSocket(url, { rejectUnauthorized: false, perMessageDeflate: false, maxPayload: 16 * 1024 * 1024 });
+    const variant = (firstVariant + ordinal) % 3;
+    const ws = new WebSocket(url, { rejectUnauthorized: false, perMessageDeflate: deflate ? deflateOffer(variant) : false, maxPayload: 16 * 1024 * 1024 });
     const expected = [];
     const pings = [];
     let answered = -1n;
@@ -212,7 +251,7 @@ function runConnection(connection) {
           const end = message.ends[k];
           const b = boundaryIndex(end - start);
           if (b >= 0) counts.boundarySent[b]++;
-          ws.send(message.payload.subarray(start, end), { binary: !message.text, fin: k === message.ends.length - 1, compress: false });
+          ws.send(message.payload.subarray(start, end), { binary: !message.text, fin: k === message.ends.length - 1, compress: deflate });
           start = end;
           const ping = message.pings[k];
           if (ping && k < message.ends.length - 1) {
@@ -228,6 +267,8 @@ function runConnection(connection) {
 
     ws.on('open', () => {
       counts.connections++;
+      const mismatch = deflate ? checkAndCountDeflate(ws, variant) : null;
+      if (mismatch) return stop(mismatch); // a deflate soak must not run uncompressed
       pump();
     });
     ws.on('pong', (data) => {
@@ -270,7 +311,7 @@ function runConnection(connection) {
 }
 
 const runs = [];
-for (let c = 0; c < connections; c++) runs.push(runConnection(first + c));
+for (let c = 0; c < connections; c++) runs.push(runConnection(first + c, c));
 await Promise.all(runs);
 process.stdout.write(JSON.stringify(counts) + '\n');
 process.exit(counts.failures === 0 ? 0 : 1);
