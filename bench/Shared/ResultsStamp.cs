@@ -42,7 +42,7 @@ internal sealed record ResultsStamp(string Commit, string Date, string Cpu, stri
         command);
 
     /// <summary>The checked-out commit (<c>git rev-parse --short HEAD</c> in the working folder), with
-    /// "(with uncommitted changes)" when tracked files differ from it, or "unknown (no git)".</summary>
+    /// "(with uncommitted changes)" when tracked files outside bench/results differ from it, or "unknown (no git)".</summary>
     public static string CurrentCommit()
     {
         string? head = Git("rev-parse --short HEAD");
@@ -51,7 +51,9 @@ internal sealed record ResultsStamp(string Commit, string Date, string Cpu, stri
             return "unknown (no git)";
         }
 
-        return string.IsNullOrEmpty(Git("status --porcelain --untracked-files=no")) ? head : head + " (with uncommitted changes)";
+        // The pages themselves change as a run writes them (a soak's state file, the page being rewritten): only changes
+        // outside bench/results make the code measured differ from the commit.
+        return string.IsNullOrEmpty(Git("status --porcelain --untracked-files=no -- :(top) :(top,exclude)bench/results")) ? head : head + " (with uncommitted changes)";
     }
 
     /// <summary>The CPU's model name (Linux: /proc/cpuinfo), else the process architecture.</summary>
