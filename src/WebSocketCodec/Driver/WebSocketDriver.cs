@@ -57,8 +57,10 @@ public sealed partial class WebSocketDriver : IWebSocketGroupMember, IDisposable
         ArgumentNullException.ThrowIfNull(transport);
         _transport = transport;
         WebSocketSessionOptions settings = options ?? WebSocketSessionOptions.Default;
+        // The side buffer is transport memory (as a pipe's segments are), not the session pool's gathered frames and
+        // messages: it comes from the shared pool, bounded by the high water mark.
         _output = new DriverOutput(
-            transport, settings.OutboundHighWaterMark, settings.OutboundLowWaterMark, settings.Pool ?? System.Buffers.ArrayPool<byte>.Shared,
+            transport, settings.OutboundHighWaterMark, settings.OutboundLowWaterMark, System.Buffers.ArrayPool<byte>.Shared,
             OnWritabilityChanged, OnFlushEnded);
         // Every call into the session happens under the output's lock, so it writes its control frames straight into
         // the output, in order with the application's frames.
