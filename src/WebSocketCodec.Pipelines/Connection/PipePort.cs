@@ -19,7 +19,9 @@ internal sealed class PipePort(IDuplexPipe pipe) : IWebSocketTransport
     /// <summary>How to tear the connection down when the output is stuck (see <see cref="WebSocketConnection.TransportAbort"/>).</summary>
     public Action? TransportAbort { get; set; }
 
-    public bool CanHalfClose => pipe is IHalfClosingDuplexPipe { CanHalfClose: true };
+    /// <summary>A plain pipe's completed writer is its end of one direction; a transport that says whether it can end
+    /// one direction alone (<see cref="IHalfClosingDuplexPipe"/>) decides.</summary>
+    public bool CanHalfClose => pipe is not IHalfClosingDuplexPipe halfClosing || halfClosing.CanHalfClose;
 
     public Memory<byte> GetOutputMemory(int sizeHint) => pipe.Output.GetMemory(sizeHint);
 
