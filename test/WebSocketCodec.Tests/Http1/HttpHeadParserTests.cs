@@ -14,7 +14,8 @@ public class HttpHeadParserTests
         byte[] bytes = [.. System.Text.Encoding.ASCII.GetBytes(Valid), 0x81, 0x80];
         Assert.Equal(OperationStatus.Done, HttpHeadParser.TryParse(bytes, out HttpHead? head, out int length, out _));
         Assert.Equal(Valid.Length, length);
-        Assert.Equal(("GET", "/chat?x=1", "HTTP/1.1"), (head!.Part1, head.Part2, head.Part3));
+        Assert.False(head!.IsResponse);
+        Assert.Equal(("GET", "/chat?x=1", "HTTP/1.1", "", ""), (head.Method, head.Target, head.Version, head.Status, head.ReasonPhrase));
         Assert.Equal(["Host", "Upgrade", "connection", "Connection", "X-Empty", "Sec-WebSocket-Key"], head.Fields.Select(f => f.Key));
         Assert.Equal("keep-alive, Upgrade", head["CONNECTION"]);
         Assert.Equal(2, head.Count("connection"));

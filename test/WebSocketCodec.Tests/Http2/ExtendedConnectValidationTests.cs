@@ -36,7 +36,6 @@ public class ExtendedConnectValidationTests
     [Theory]
     [InlineData("GET", "websocket", "13", false)]
     [InlineData("POST", "websocket", "13", false)]
-    [InlineData("CONNECT", null, "13", false)] // a classic CONNECT: a tunnel request
     [InlineData("CONNECT", "connect-udp", "13", false)]
     [InlineData("CONNECT", "websockets", "13", false)]
     [InlineData("CONNECT", "websocket", null, true)]
@@ -51,6 +50,16 @@ public class ExtendedConnectValidationTests
         Assert.Equal(namesVersion, failure.NeedsVersionHeader);
         Assert.Null(request);
         Assert.False(string.IsNullOrWhiteSpace(failure.Message));
+    }
+
+    [Fact]
+    public void AClassicConnectIsNotImplemented()
+    {
+        // A CONNECT without :protocol asks for a tunnel (RFC 9113 section 8.5): 501, as Kestrel answers it.
+        HandshakeFailure failure = WebSocketExtendedConnect.Validate("CONNECT", null, new Headers(("Host", "h"), ("sec-websocket-version", "13")), out WebSocketUpgradeRequest? request);
+        Assert.Equal(501, failure.StatusCode);
+        Assert.False(failure.NeedsVersionHeader);
+        Assert.Null(request);
     }
 
     [Fact]
