@@ -178,6 +178,7 @@ public static class Http1Handshake
 
     private static string ReasonPhrase(int status) => status switch
     {
+        101 => "Switching Protocols",
         400 => "Bad Request",
         403 => "Forbidden",
         404 => "Not Found",

@@ -91,4 +91,13 @@ public class Http1HandshakeTests
     public void TheClientRefusesAnAnswerWithoutUpgrade() =>
         Assert.Throws<WebSocketHandshakeException>(() => Http1Handshake.ValidateResponse(
             Parse("HTTP/1.1 101 Switching Protocols\r\nConnection: Upgrade\r\nSec-WebSocket-Accept: s3pPLMBiTxaQ9kYGzzhZRbK+xOo=\r\n\r\n"), Key, []));
+
+    [Fact]
+    public void TheClientRefusesARequestLineForAnAnswer()
+    {
+        var refused = Assert.Throws<WebSocketHandshakeException>(() => Http1Handshake.ValidateResponse(
+            Parse("GET / HTTP/1.1\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Accept: s3pPLMBiTxaQ9kYGzzhZRbK+xOo=\r\n\r\n"), Key, []));
+        Assert.Equal("The server's answer does not start with a status line.", refused.Message);
+        Assert.Null(refused.StatusCode);
+    }
 }

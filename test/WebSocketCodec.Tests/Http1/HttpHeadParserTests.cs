@@ -25,6 +25,18 @@ public class HttpHeadParserTests
         Assert.Equal(0, head.Count("Origin"));
     }
 
+    [Theory]
+    [InlineData("HTTP/1.1 101 Switching Protocols", "HTTP/1.1", "101", "Switching Protocols")]
+    [InlineData("HTTP/1.1 404 ", "HTTP/1.1", "404", "")]
+    [InlineData("HTTP/1.0 200 OK fine", "HTTP/1.0", "200", "OK fine")]
+    public void AStatusLineIsReadAsAResponse(string statusLine, string version, string status, string reason)
+    {
+        Assert.Equal(OperationStatus.Done, HttpHeadParser.TryParse(System.Text.Encoding.ASCII.GetBytes(statusLine + "\r\nUpgrade: websocket\r\n\r\n"), out HttpHead? head, out _, out _));
+        Assert.True(head!.IsResponse);
+        Assert.Equal((version, status, reason, "", ""), (head.Version, head.Status, head.ReasonPhrase, head.Method, head.Target));
+        Assert.Equal("websocket", head["upgrade"]);
+    }
+
     [Fact]
     public void EveryStrictPrefixNeedsMoreData()
     {
