@@ -14,23 +14,15 @@ public sealed class WebSocketAcceptDecision
 {
     private const string TextPlain = "text/plain; charset=utf-8";
 
-    private WebSocketAcceptDecision(
-        HandshakeFailure failure, bool multiplexed, WebSocketUpgradeRequest? request, string? subprotocol, DeflateParameters? deflate,
-        IReadOnlyList<KeyValuePair<string, string>> headers)
+    private WebSocketAcceptDecision()
     {
-        Failure = failure;
-        IsMultiplexed = multiplexed;
-        Request = request;
-        Subprotocol = subprotocol;
-        Deflate = deflate;
-        ResponseHeaders = headers;
     }
 
     /// <summary>Whether the websocket is accepted.</summary>
     public bool IsAccepted => !Failure.IsFailure;
 
     /// <summary>Why the handshake is refused (its status and message); a value that is no failure when accepted.</summary>
-    public HandshakeFailure Failure { get; }
+    public HandshakeFailure Failure { get; private init; }
 
     /// <summary>The response's status: 101 for an HTTP/1.1 upgrade, 200 for an extended CONNECT (the stream stays
     /// open), the refusal's status otherwise.</summary>
@@ -38,24 +30,24 @@ public sealed class WebSocketAcceptDecision
 
     /// <summary>Whether the answer goes on an HTTP/2 or HTTP/3 stream (its header names are lowercase and it has no
     /// connection-specific fields).</summary>
-    public bool IsMultiplexed { get; }
+    public bool IsMultiplexed { get; private init; }
 
     /// <summary>The validated request, once it passed the request's own rules (also when refused later, by route,
     /// capacity or origin).</summary>
-    public WebSocketUpgradeRequest? Request { get; }
+    public WebSocketUpgradeRequest? Request { get; private init; }
 
     /// <summary>The selected subprotocol, or null for none.</summary>
-    public string? Subprotocol { get; }
+    public string? Subprotocol { get; private init; }
 
     /// <summary>The permessage-deflate parameters settled, or null when it is not used.</summary>
-    public DeflateParameters? Deflate { get; }
+    public DeflateParameters? Deflate { get; private init; }
 
     /// <summary>The response's header fields, in order: <c>Upgrade</c>, <c>Connection</c> and
     /// <c>Sec-WebSocket-Accept</c> (HTTP/1.1 only), then <c>Sec-WebSocket-Protocol</c> and
     /// <c>Sec-WebSocket-Extensions</c> when set; for a refusal <c>Sec-WebSocket-Version: 13</c> (with <c>Upgrade</c> over
     /// HTTP/1.1) when it is about the version, <c>Allow: GET</c> for 405 over HTTP/1.1, <c>Content-Type</c>, and
     /// <c>Connection: close</c> over HTTP/1.1. The body's framing (<c>Content-Length</c>, END_STREAM) is the host's.</summary>
-    public IReadOnlyList<KeyValuePair<string, string>> ResponseHeaders { get; }
+    public IReadOnlyList<KeyValuePair<string, string>> ResponseHeaders { get; private init; } = [];
 
     /// <summary>A refusal's plain-text body, the message and a line feed (UTF-8); null when accepted.</summary>
     public string? ResponseBody => Failure.IsFailure ? Failure.Message + "\n" : null;
@@ -94,7 +86,7 @@ public sealed class WebSocketAcceptDecision
 
         if (failure.IsFailure)
         {
-            return new(failure, request.IsMultiplexed, upgrade, null, null, RefusalHeaders(failure, request.IsMultiplexed));
+            return new() { Failure = failure, IsMultiplexed = request.IsMultiplexed, Request = upgrade, ResponseHeaders = RefusalHeaders(failure, request.IsMultiplexed) };
         }
 
         (DeflateParameters? deflate, string? extensions) = options.NegotiateDeflate(upgrade!);
@@ -129,7 +121,7 @@ public sealed class WebSocketAcceptDecision
             throw new ArgumentException("A refusal needs a status.", nameof(failure));
         }
 
-        return new(failure, multiplexed, null, null, null, RefusalHeaders(failure, multiplexed));
+        return new() { Failure = failure, IsMultiplexed = multiplexed, ResponseHeaders = RefusalHeaders(failure, multiplexed) };
     }
 
     /// <summary>The checks after the request's own rules, in order: stream, upgrade, route, capacity.</summary>
@@ -153,9 +145,14 @@ public sealed class WebSocketAcceptDecision
         return request.OverCapacity ? HandshakeFailure.OverCapacity : default;
     }
 
-    private static WebSocketAcceptDecision Accept(WebSocketUpgradeRequest request, string? subprotocol, DeflateParameters? deflate, string? extensions) =>
-        new(default, request.IsExtendedConnect, request, subprotocol, deflate,
-            AcceptHeaders(request.IsExtendedConnect, request.IsExtendedConnect ? null : request.Key, subprotocol, extensions));
+    private static WebSocketAcceptDecision Accept(WebSocketUpgradeRequest request, string? subprotocol, DeflateParameters? deflate, string? extensions) => new()
+    {
+        IsMultiplexed = request.IsExtendedConnect,
+        Request = request,
+        Subprotocol = subprotocol,
+        Deflate = deflate,
+        ResponseHeaders = AcceptHeaders(request.IsExtendedConnect, request.IsExtendedConnect ? null : request.Key, subprotocol, extensions),
+    };
 
     /// <summary>The header fields of an acceptance (see <see cref="ResponseHeaders"/>).</summary>
     internal static List<KeyValuePair<string, string>> AcceptHeaders(bool multiplexed, string? key, string? subprotocol, string? extensions)

@@ -1,3 +1,5 @@
+using WebSocketCodec.Tests.Infrastructure;
+
 namespace WebSocketCodec.Tests.Handshake;
 
 /// <summary><see cref="WebSocketAcceptDecision"/>, the accept decision every host makes: each refusal with its status,
@@ -8,28 +10,14 @@ public sealed class AcceptDecisionTests
     private const string Key = "dGhlIHNhbXBsZSBub25jZQ==";
     private const string Accept = "s3pPLMBiTxaQ9kYGzzhZRbK+xOo="; // RFC 6455 section 1.3
 
-    private sealed class Headers(params (string Name, string Value)[] fields) : IHttpHeaderSource
-    {
-        public string? this[string name]
-        {
-            get
-            {
-                string[] values = fields.Where(f => string.Equals(f.Name, name, StringComparison.OrdinalIgnoreCase)).Select(f => f.Value).ToArray();
-                return values.Length == 0 ? null : string.Join(", ", values);
-            }
-        }
-
-        public int Count(string name) => fields.Count(f => string.Equals(f.Name, name, StringComparison.OrdinalIgnoreCase));
-    }
-
     private static readonly (string, string)[] Upgrade =
         [("Host", "server.example.com"), ("Upgrade", "websocket"), ("Connection", "Upgrade"), ("Sec-WebSocket-Version", "13"), ("Sec-WebSocket-Key", Key)];
 
     private static WebSocketHandshakeFacts Http1(string method = "GET", string version = "HTTP/1.1", params (string, string)[] more) =>
-        new() { Method = method, HttpVersion = version, Headers = new Headers([.. Upgrade, .. more]) };
+        new() { Method = method, HttpVersion = version, Headers = new FieldList([.. Upgrade, .. more]) };
 
     private static WebSocketHandshakeFacts Http2(string method = "CONNECT", string? protocol = "websocket", params (string, string)[] fields) =>
-        new() { Method = method, IsMultiplexed = true, ConnectProtocol = protocol, Headers = new Headers([("Host", "server.example.com"), .. fields]) };
+        new() { Method = method, IsMultiplexed = true, ConnectProtocol = protocol, Headers = new FieldList([("Host", "server.example.com"), .. fields]) };
 
     private static (string, string)[] Fields(WebSocketAcceptDecision decision) => [.. decision.ResponseHeaders.Select(f => (f.Key, f.Value))];
 
@@ -73,7 +61,7 @@ public sealed class AcceptDecisionTests
         var facts = new WebSocketHandshakeFacts
         {
             Method = method, HttpVersion = version,
-            Headers = new Headers([.. Upgrade.Where(f => name is null || !string.Equals(f.Item1, name, StringComparison.OrdinalIgnoreCase)), .. more]),
+            Headers = new FieldList([.. Upgrade.Where(f => name is null || !string.Equals(f.Item1, name, StringComparison.OrdinalIgnoreCase)), .. more]),
         };
         WebSocketAcceptDecision decision = WebSocketAcceptDecision.Decide(facts, new WebSocketAcceptOptions { AllowedOrigins = ["https://good.example"] });
         Assert.False(decision.IsAccepted);
@@ -124,7 +112,7 @@ public sealed class AcceptDecisionTests
     [Fact]
     public void ARequestThatEndsItsStreamStillFailsItsOwnRulesFirst()
     {
-        var facts = new WebSocketHandshakeFacts { Method = "CONNECT", IsMultiplexed = true, Headers = new Headers(), StreamEnded = true };
+        var facts = new WebSocketHandshakeFacts { Method = "CONNECT", IsMultiplexed = true, Headers = new FieldList(), StreamEnded = true };
         Assert.Equal(501, WebSocketAcceptDecision.Decide(facts).StatusCode);
     }
 
@@ -176,7 +164,7 @@ public sealed class AcceptDecisionTests
         (string, string)[] evil = [("Origin", "https://evil.example")];
         var options = new WebSocketAcceptOptions { AllowedOrigins = ["https://good.example"] };
         WebSocketAcceptDecision Decide(string target, bool full) => WebSocketAcceptDecision.Decide(
-            new WebSocketHandshakeFacts { Method = "GET", HttpVersion = "HTTP/1.1", Headers = new Headers([.. Upgrade, .. evil]), Target = target, OverCapacity = full },
+            new WebSocketHandshakeFacts { Method = "GET", HttpVersion = "HTTP/1.1", Headers = new FieldList([.. Upgrade, .. evil]), Target = target, OverCapacity = full },
             options, (_, path) => path == "/ws");
 
         Assert.Equal(404, Decide("/nowhere", full: true).StatusCode);
@@ -269,7 +257,7 @@ public sealed class AcceptDecisionTests
 
     [Fact]
     public void AnHttp1RequestWithoutAVersionIsAnError() =>
-        Assert.Throws<ArgumentException>(() => WebSocketAcceptDecision.Decide(new WebSocketHandshakeFacts { Method = "GET", Headers = new Headers() }));
+        Assert.Throws<ArgumentException>(() => WebSocketAcceptDecision.Decide(new WebSocketHandshakeFacts { Method = "GET", Headers = new FieldList() }));
 
     [Fact]
     public void TheHttp1WriterWritesTheDecisionAsAResponse()
