@@ -24,85 +24,55 @@ internal static class KestrelHandshake
         context.Abort();
     }
 
-    /// <summary>Validates the request as an upgrade or, over a multiplexed protocol, an extended CONNECT.</summary>
-    public static HandshakeFailure Validate(HttpContext context, out WebSocketUpgradeRequest? upgrade, out bool multiplexed)
+    /// <summary>The request's facts for the core's <see cref="WebSocketAcceptDecision"/>: an upgrade or, over a
+    /// multiplexed protocol, an extended CONNECT; routed already (by endpoint routing).</summary>
+    public static WebSocketHandshakeFacts Facts(HttpContext context, bool overCapacity = false)
     {
         HttpRequest request = context.Request;
-        var headers = new HeaderDictionarySource(request.Headers);
-        multiplexed = HttpProtocol.IsHttp2(request.Protocol) || HttpProtocol.IsHttp3(request.Protocol);
-        if (multiplexed)
+        bool multiplexed = HttpProtocol.IsHttp2(request.Protocol) || HttpProtocol.IsHttp3(request.Protocol);
+        IHttpExtendedConnectFeature? connect = multiplexed ? context.Features.Get<IHttpExtendedConnectFeature>() : null;
+        return new WebSocketHandshakeFacts
         {
-            IHttpExtendedConnectFeature? connect = context.Features.Get<IHttpExtendedConnectFeature>();
-            return WebSocketExtendedConnect.Validate(request.Method, connect is { IsExtendedConnect: true } ? connect.Protocol : null, headers, out upgrade);
-        }
-
-        HandshakeFailure failure = WebSocketUpgradeRequest.Validate(request.Method, request.Protocol, headers, out upgrade);
-        if (!failure.IsFailure && context.Features.Get<IHttpUpgradeFeature>() is not { IsUpgradableRequest: true })
-        {
-            failure = new HandshakeFailure(400, "This connection cannot be upgraded.");
-        }
-
-        return failure;
+            Method = request.Method,
+            Headers = new HeaderDictionarySource(request.Headers),
+            IsMultiplexed = multiplexed,
+            HttpVersion = request.Protocol,
+            ConnectProtocol = connect is { IsExtendedConnect: true } ? connect.Protocol : null,
+            CannotUpgrade = !multiplexed && context.Features.Get<IHttpUpgradeFeature>() is not { IsUpgradableRequest: true },
+            OverCapacity = overCapacity,
+        };
     }
 
-    /// <summary>Accepts: 101 with the accept value over HTTP/1.1, 200 without END_STREAM over HTTP/2; returns the
-    /// stream that carries the websocket both ways.</summary>
-    public static async Task<Stream> AcceptAsync(
-        HttpContext context, WebSocketUpgradeRequest upgrade, bool multiplexed, string? subprotocol, string? extensions = null)
+    /// <summary>Accepts as <paramref name="decision"/> says: 101 over HTTP/1.1, 200 without END_STREAM over HTTP/2;
+    /// returns the stream that carries the websocket both ways.</summary>
+    public static async Task<Stream> AcceptAsync(HttpContext context, WebSocketAcceptDecision decision)
     {
         // A websocket outlives any request timeout.
         context.Features.Get<IHttpRequestTimeoutFeature>()?.DisableTimeout();
         IHeaderDictionary headers = context.Response.Headers;
-        if (subprotocol is not null)
+        foreach ((string name, string value) in decision.ResponseHeaders)
         {
-            headers["Sec-WebSocket-Protocol"] = subprotocol;
+            headers[name] = value;
         }
 
-        if (extensions is not null)
-        {
-            headers["Sec-WebSocket-Extensions"] = extensions;
-        }
-
-        HandshakeTelemetry.Record(context.Request, multiplexed ? 200 : 101);
-        if (multiplexed)
-        {
-            // RFC 8441 section 5: the stream then carries the frames both ways.
-            return await context.Features.Get<IHttpExtendedConnectFeature>()!.AcceptAsync().ConfigureAwait(false);
-        }
-
-        headers.Upgrade = "websocket";
-        headers.Connection = "Upgrade";
-        headers["Sec-WebSocket-Accept"] = WebSocketHandshake.ComputeAccept(upgrade.Key);
-        return await context.Features.Get<IHttpUpgradeFeature>()!.UpgradeAsync().ConfigureAwait(false);
+        HandshakeTelemetry.Record(context.Request, decision.StatusCode);
+        return decision.IsMultiplexed
+            ? await context.Features.Get<IHttpExtendedConnectFeature>()!.AcceptAsync().ConfigureAwait(false) // RFC 8441 section 5
+            : await context.Features.Get<IHttpUpgradeFeature>()!.UpgradeAsync().ConfigureAwait(false);
     }
 
-    /// <summary>Answers with the failure's status and message (and the supported version when it is about the
-    /// version); over HTTP/1.1 the connection is closed, over HTTP/2 only the stream ends.</summary>
-    public static async Task RefuseAsync(HttpContext context, HandshakeFailure failure, bool multiplexed)
+    /// <summary>Answers a refusal with its status, header fields and message; over HTTP/1.1 the connection is closed,
+    /// over HTTP/2 only the stream ends.</summary>
+    public static async Task RefuseAsync(HttpContext context, WebSocketAcceptDecision decision)
     {
-        HandshakeTelemetry.Record(context.Request, failure.StatusCode);
+        HandshakeTelemetry.Record(context.Request, decision.StatusCode);
         HttpResponse response = context.Response;
-        response.StatusCode = failure.StatusCode;
-        if (!multiplexed)
+        response.StatusCode = decision.StatusCode;
+        foreach ((string name, string value) in decision.ResponseHeaders)
         {
-            // Connection-specific fields are not allowed over HTTP/2 and HTTP/3.
-            response.Headers.Connection = "close";
+            response.Headers[name] = value;
         }
 
-        if (failure.NeedsVersionHeader || failure.StatusCode == 426)
-        {
-            response.Headers["Sec-WebSocket-Version"] = "13";
-            if (!multiplexed)
-            {
-                response.Headers.Upgrade = "websocket";
-            }
-        }
-        else if (failure.StatusCode == 405)
-        {
-            response.Headers.Allow = "GET";
-        }
-
-        response.ContentType = "text/plain; charset=utf-8";
-        await response.WriteAsync(failure.Message + "\n", Encoding.UTF8).ConfigureAwait(false);
+        await response.WriteAsync(decision.ResponseBody!, Encoding.UTF8).ConfigureAwait(false);
     }
 }

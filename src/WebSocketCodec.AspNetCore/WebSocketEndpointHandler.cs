@@ -27,24 +27,17 @@ internal sealed partial class WebSocketEndpointHandler(
     private async Task HandleAsync(HttpContext context, bool overCap)
     {
         HttpRequest request = context.Request;
-        HandshakeFailure failure = KestrelHandshake.Validate(context, out WebSocketUpgradeRequest? upgrade, out bool multiplexed);
-        string? subprotocol = null;
-        if (!failure.IsFailure)
+        WebSocketAcceptDecision decision = WebSocketAcceptDecision.Decide(KestrelHandshake.Facts(context, overCap), options);
+        if (!decision.IsAccepted)
         {
-            failure = overCap
-                ? WebSocketRegistry.Full
-                : options.Negotiate(upgrade!, out subprotocol);
-        }
-
-        if (failure.IsFailure)
-        {
-            LogRefused(logger, request.Path, request.Protocol, failure.StatusCode, failure.Message);
-            await KestrelHandshake.RefuseAsync(context, failure, multiplexed).ConfigureAwait(false);
+            LogRefused(logger, request.Path, request.Protocol, decision.StatusCode, decision.Failure.Message);
+            await KestrelHandshake.RefuseAsync(context, decision).ConfigureAwait(false);
             return;
         }
 
-        (DeflateParameters? deflate, string? extensions) = options.NegotiateDeflate(upgrade!);
-        Stream stream = await KestrelHandshake.AcceptAsync(context, upgrade!, multiplexed, subprotocol, extensions).ConfigureAwait(false);
+        bool multiplexed = decision.IsMultiplexed;
+        string? subprotocol = decision.Subprotocol;
+        Stream stream = await KestrelHandshake.AcceptAsync(context, decision).ConfigureAwait(false);
         HttpResponse response = context.Response;
         IDuplexPipe transport = multiplexed
             ? new StreamTransport(stream, leaveOpen: true, bufferSize: 32 * 1024, zeroByteReads: true, () => new ValueTask(response.CompleteAsync()), writesFlush: true)
@@ -58,7 +51,7 @@ internal sealed partial class WebSocketEndpointHandler(
         {
             TransportAbort = context.Abort, // a peer that stopped reading: the connection (HTTP/1.1) or RST_STREAM (HTTP/2)
         };
-        if (deflate is { } parameters)
+        if (decision.Deflate is { } parameters)
         {
             connection.EnablePerMessageDeflate(parameters, options.Deflate!);
         }

@@ -39,7 +39,7 @@ public static class WebSocketListenOptionsExtensions
             {
                 WebSocketAcceptResult result = overCap
                     ? await WebSocketServerHandshake.RefuseAsync(
-                        connection.Transport, null, WebSocketRegistry.Full, connection.ConnectionClosed).ConfigureAwait(false)
+                        connection.Transport, null, HandshakeFailure.OverCapacity, connection.ConnectionClosed).ConfigureAwait(false)
                     : await WebSocketServerHandshake.AcceptAsync(connection.Transport, options, isPathServed, connection.ConnectionClosed).ConfigureAwait(false);
                 if (!result.Accepted)
                 {

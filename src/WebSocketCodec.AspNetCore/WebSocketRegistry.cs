@@ -12,12 +12,9 @@ internal sealed class WebSocketRegistry(int maxOpen)
     private readonly ConcurrentDictionary<WebSocketConnection, byte> _open = new();
     private int _admitted; // handshakes under way and websockets open
 
-    /// <summary>The answer to a handshake beyond the cap.</summary>
-    public static HandshakeFailure Full { get; } = new(503, "Too many websockets are open; try again later.");
-
     public int Count => _open.Count;
 
-    /// <summary>Counts a handshake in: false when that puts it over the cap (refuse it with <see cref="Full"/>). Call
+    /// <summary>Counts a handshake in: false when that puts it over the cap (refuse it with <see cref="HandshakeFailure.OverCapacity"/>). Call
     /// <see cref="Leave"/> once either way, when the websocket or the refusal is done.</summary>
     public bool Enter() => Interlocked.Increment(ref _admitted) <= maxOpen;
 

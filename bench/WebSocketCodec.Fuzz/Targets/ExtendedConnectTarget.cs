@@ -4,8 +4,8 @@ namespace WebSocketCodec.Fuzz;
 /// <summary>
 /// RFC 8441 extended CONNECT validation (<see cref="WebSocketExtendedConnect.Validate"/>) over mutated header sets
 /// (see <see cref="ExtendedConnectSeeds.Parse"/>); the same set also goes through the HTTP/1.1
-/// <see cref="WebSocketUpgradeRequest.Validate"/>. Oracles: nothing is thrown; a failure is 400 with no request, a
-/// success has a request; what is accepted is a CONNECT with <c>:protocol websocket</c>, exactly one version field of
+/// <see cref="WebSocketUpgradeRequest.Validate"/>. Oracles: nothing is thrown; a failure is 400 with no request (501
+/// for a CONNECT without <c>:protocol</c>, a tunnel request), a success has a request; what is accepted is a CONNECT with <c>:protocol websocket</c>, exactly one version field of
 /// 13 and token subprotocols; the answer does not depend on the case of the field names.
 /// </summary>
 public sealed class ExtendedConnectTarget : IFuzzTarget
@@ -28,7 +28,8 @@ public sealed class ExtendedConnectTarget : IFuzzTarget
         var headers = new FieldList(fields);
         HandshakeFailure failure = WebSocketExtendedConnect.Validate(method, protocol, headers, out WebSocketUpgradeRequest? request);
         context.Count(failure.IsFailure ? $"refused {failure.StatusCode}{(failure.NeedsVersionHeader ? " +version" : string.Empty)}" : "accepted");
-        if (failure.IsFailure != (request is null) || (failure.IsFailure && failure.StatusCode != 400))
+        int refusal = method == "CONNECT" && protocol is null ? 501 : 400;
+        if (failure.IsFailure != (request is null) || (failure.IsFailure && failure.StatusCode != refusal))
         {
             throw new OracleFailureException($"validation gave {failure} with request {(request is null ? "null" : "set")}");
         }

@@ -25,10 +25,18 @@ public sealed record HeadParse(OperationStatus Status, HttpHead? Head, int HeadL
             return false;
         }
 
-        return Head is null || (Head.Part1 == other.Head!.Part1 && Head.Part2 == other.Head.Part2 && Head.Part3 == other.Head.Part3
+        return Head is null || (StartLine(Head) == StartLine(other.Head!) && Head.IsResponse == other.Head!.IsResponse
             && Head.Fields.SequenceEqual(other.Head.Fields));
     }
 
+    /// <summary>The start line's three words as received, whichever kind of line the head says it is (a model reads
+    /// them itself rather than trusting <see cref="HttpHead.IsResponse"/>).</summary>
+    public static (string First, string Second, string Third) StartLine(HttpHead head)
+    {
+        ArgumentNullException.ThrowIfNull(head);
+        return head.IsResponse ? (head.Version, head.Status, head.ReasonPhrase) : (head.Method, head.Target, head.Version);
+    }
+
     /// <inheritdoc />
-    public override string ToString() => $"{Status} {Error} length={HeadLength}{(Head is null ? string.Empty : $" '{Head.Part1} {Head.Part2} {Head.Part3}' {Head.Fields.Count} fields")}";
+    public override string ToString() => $"{Status} {Error} length={HeadLength}{(Head is null ? string.Empty : $" '{StartLine(Head)}' {Head.Fields.Count} fields")}";
 }

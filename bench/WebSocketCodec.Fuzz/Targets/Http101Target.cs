@@ -48,7 +48,8 @@ public sealed class Http101Target : IFuzzTarget
         };
         DeflateModelParameters? deflateOffer = deflate is null ? null
             : PerMessageDeflateModel.Read(ExtensionListModel.Parse(PerMessageDeflateNegotiation.CreateOffer(deflate))[0], response: false);
-        string? problem = ClientHandshakeModel.Problem(head.Part1, head.Part2, head.Fields, HttpSeeds.Key, offered, deflateOffer);
+        (string first, string second, _) = HeadParse.StartLine(head);
+        string? problem = ClientHandshakeModel.Problem(first, second, head.Fields, HttpSeeds.Key, offered, deflateOffer);
         string? subprotocol = null;
         WebSocketHandshakeException? refused = null;
         try
@@ -66,15 +67,17 @@ public sealed class Http101Target : IFuzzTarget
         if ((refused is null) != (problem is null))
         {
             throw new OracleFailureException(
-                $"the library {(refused is null ? "accepted" : $"refused ({refused.Message})")} '{head.Part1} {head.Part2}' with [{string.Join("; ", head.Fields.Select(f => f.Key + ": " + f.Value))}], offered [{string.Join(", ", offered)}] and {(deflate is null ? "no deflate" : "deflate")}; the model: {problem ?? "valid"}");
+                $"the library {(refused is null ? "accepted" : $"refused ({refused.Message})")} '{first} {second}' with [{string.Join("; ", head.Fields.Select(f => f.Key + ": " + f.Value))}], offered [{string.Join(", ", offered)}] and {(deflate is null ? "no deflate" : "deflate")}; the model: {problem ?? "valid"}");
         }
 
         if (refused is not null)
         {
-            int? status = head.Part2.Length == 3 && head.Part2.All(char.IsAsciiDigit) && head.Part2[0] != '0' ? int.Parse(head.Part2, System.Globalization.CultureInfo.InvariantCulture) : null;
+            // A status only on a status line (RFC 9112 section 4: it starts with the HTTP version), three digits, not 0xx.
+            int? status = first.StartsWith("HTTP/", StringComparison.Ordinal) && second.Length == 3 && second.All(char.IsAsciiDigit) && second[0] != '0'
+                ? int.Parse(second, System.Globalization.CultureInfo.InvariantCulture) : null;
             if (refused.StatusCode != status)
             {
-                throw new OracleFailureException($"the refusal carries status {refused.StatusCode}, the head says '{head.Part2}'");
+                throw new OracleFailureException($"the refusal carries status {refused.StatusCode}, the head says '{first} {second}'");
             }
         }
         else

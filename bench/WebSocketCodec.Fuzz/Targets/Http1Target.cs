@@ -82,7 +82,8 @@ public sealed class Http1Target : IFuzzTarget
 
     private static void CheckRequest(HttpHead head, FuzzContext context)
     {
-        HandshakeFailure failure = WebSocketUpgradeRequest.Validate(head.Part1, head.Part3, head, out WebSocketUpgradeRequest? request);
+        (string method, _, string version) = HeadParse.StartLine(head);
+        HandshakeFailure failure = WebSocketUpgradeRequest.Validate(method, version, head, out WebSocketUpgradeRequest? request);
         context.Count(failure.IsFailure ? $"request refused {failure.StatusCode}" : "request accepted");
         if (failure.IsFailure != (request is null) || (failure.IsFailure && failure.StatusCode is not (400 or 405 or 426)))
         {
@@ -90,11 +91,11 @@ public sealed class Http1Target : IFuzzTarget
         }
 
         if (request is not null
-            && (head.Part1 != "GET" || head.Part3 != "HTTP/1.1" || !WebSocketHandshake.IsValidKey(request.Key.AsSpan())
+            && (method != "GET" || version != "HTTP/1.1" || !WebSocketHandshake.IsValidKey(request.Key.AsSpan())
                 || string.IsNullOrWhiteSpace(request.Host) || head.Count("Host") != 1 || request.IsExtendedConnect
                 || request.Subprotocols.Any(p => !HttpToken.IsToken(p))))
         {
-            throw new OracleFailureException($"an invalid request was accepted: '{head.Part1} {head.Part3}' key '{request.Key}' host '{request.Host}'");
+            throw new OracleFailureException($"an invalid request was accepted: '{method} {version}' key '{request.Key}' host '{request.Host}'");
         }
     }
 
@@ -113,11 +114,12 @@ public sealed class Http1Target : IFuzzTarget
         }
 
         context.Count(accepted ? "response accepted" : "response refused");
+        string status = HeadParse.StartLine(head).Second;
         if (accepted
-            && (head.Part2 != "101" || (subprotocol is not null && !HttpSeeds.Offered.Contains(subprotocol))
+            && (status != "101" || (subprotocol is not null && !HttpSeeds.Offered.Contains(subprotocol))
                 || head["Sec-WebSocket-Accept"] != WebSocketHandshake.ComputeAccept(HttpSeeds.Key)))
         {
-            throw new OracleFailureException($"an invalid response was accepted: status '{head.Part2}', subprotocol '{subprotocol}'");
+            throw new OracleFailureException($"an invalid response was accepted: status '{status}', subprotocol '{subprotocol}'");
         }
     }
 }

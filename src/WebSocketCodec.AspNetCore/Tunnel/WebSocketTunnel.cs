@@ -39,13 +39,9 @@ public sealed class WebSocketTunnel
             throw new InvalidOperationException("The handshake was already answered.");
         }
 
-        if (subprotocol is not null && !Request.Subprotocols.Contains(subprotocol, StringComparer.Ordinal))
-        {
-            throw new ArgumentException($"The subprotocol '{subprotocol}' was not offered.", nameof(subprotocol));
-        }
-
+        WebSocketAcceptDecision decision = WebSocketAcceptDecision.Accept(Request, subprotocol); // throws for one not offered
         _answered = true;
-        _stream = await KestrelHandshake.AcceptAsync(Context, Request, _multiplexed, subprotocol).ConfigureAwait(false);
+        _stream = await KestrelHandshake.AcceptAsync(Context, decision).ConfigureAwait(false);
         return _stream;
     }
 
@@ -59,7 +55,7 @@ public sealed class WebSocketTunnel
         }
 
         _answered = true;
-        return KestrelHandshake.RefuseAsync(Context, new HandshakeFailure(statusCode, message), _multiplexed);
+        return KestrelHandshake.RefuseAsync(Context, WebSocketAcceptDecision.Refuse(new HandshakeFailure(statusCode, message), _multiplexed));
     }
 
     /// <summary>Ends the websocket abruptly: RST_STREAM (CANCEL) over HTTP/2, the connection's reset over

@@ -27,20 +27,16 @@ public static partial class WebSocketTunnelExtensions
         ILogger logger = endpoints.ServiceProvider.GetService<ILoggerFactory>()?.CreateLogger("WebSocketCodec.AspNetCore.Tunnel") ?? NullLogger.Instance;
         return endpoints.Map(pattern, async context =>
         {
-            HandshakeFailure failure = KestrelHandshake.Validate(context, out WebSocketUpgradeRequest? upgrade, out bool multiplexed);
-            if (!failure.IsFailure)
+            // The origin check as on the endpoint; the application picks the subprotocol.
+            WebSocketAcceptDecision decision = WebSocketAcceptDecision.Decide(KestrelHandshake.Facts(context), options);
+            if (!decision.IsAccepted)
             {
-                failure = options.Negotiate(upgrade!, out _); // the origin check; the application picks the subprotocol
-            }
-
-            if (failure.IsFailure)
-            {
-                LogRefused(logger, context.Request.Path, failure.StatusCode, failure.Message);
-                await KestrelHandshake.RefuseAsync(context, failure, multiplexed).ConfigureAwait(false);
+                LogRefused(logger, context.Request.Path, decision.StatusCode, decision.Failure.Message);
+                await KestrelHandshake.RefuseAsync(context, decision).ConfigureAwait(false);
                 return;
             }
 
-            var tunnel = new WebSocketTunnel(context, upgrade!, multiplexed);
+            var tunnel = new WebSocketTunnel(context, decision.Request!, decision.IsMultiplexed);
             await application(tunnel).ConfigureAwait(false);
             if (!tunnel.IsAnswered)
             {

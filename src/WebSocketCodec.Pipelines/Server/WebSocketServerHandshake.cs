@@ -51,28 +51,18 @@ public static class WebSocketServerHandshake
             return new WebSocketAcceptResult(null, null, null, new HandshakeFailure(400, "The connection closed before a request head."));
         }
 
-        string target = head.Part2;
-        HandshakeFailure failure = WebSocketUpgradeRequest.Validate(head.Part1, head.Part3, head, out WebSocketUpgradeRequest? request);
-        string? subprotocol = null;
-        if (!failure.IsFailure && !(target.StartsWith('/') && (isPathServed?.Invoke(target) ?? true)))
+        string target = head.Target;
+        WebSocketAcceptDecision decision = WebSocketAcceptDecision.Decide(
+            new WebSocketHandshakeFacts { Method = head.Method, HttpVersion = head.Version, Headers = head, Target = target },
+            options, isPathServed is null ? null : (_, path) => isPathServed(path));
+        if (!decision.IsAccepted)
         {
-            failure = new HandshakeFailure(404, $"No websocket is served at '{target}'.");
+            return await RefuseAsync(transport, target, decision.Failure, cancellationToken).ConfigureAwait(false);
         }
 
-        if (!failure.IsFailure)
-        {
-            failure = options.Negotiate(request!, out subprotocol);
-        }
-
-        if (failure.IsFailure)
-        {
-            return await RefuseAsync(transport, target, failure, cancellationToken).ConfigureAwait(false);
-        }
-
-        (DeflateParameters? deflate, string? extensions) = options.NegotiateDeflate(request!);
-        Http1Handshake.WriteAccept(transport.Output, request!.Key, subprotocol, extensions);
+        Http1Handshake.WriteResponse(transport.Output, decision);
         await transport.Output.FlushAsync(cancellationToken).ConfigureAwait(false);
-        return new WebSocketAcceptResult(request, target, subprotocol, default) { Deflate = deflate };
+        return new WebSocketAcceptResult(decision.Request, target, decision.Subprotocol, default) { Deflate = decision.Deflate };
     }
 
     private static async Task<HttpHead?> ReadHeadAsync(PipeReader input, int maxHeadLength, CancellationToken cancellationToken)

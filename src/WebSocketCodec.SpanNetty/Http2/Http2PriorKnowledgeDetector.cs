@@ -68,7 +68,7 @@ public sealed class Http2PriorKnowledgeDetector : ChannelHandlerAdapter
         }
 
         Gather(context, buffer);
-        switch (HttpProtocolClassifier.Classify(_received!))
+        switch (Classify(_received!))
         {
             case HttpProtocolGuess.Http2:
                 Replace(context, _http2);
@@ -76,7 +76,7 @@ public sealed class Http2PriorKnowledgeDetector : ChannelHandlerAdapter
             case HttpProtocolGuess.Http1:
                 Replace(context, _http1);
                 break;
-            case HttpProtocolGuess.Junk:
+            case HttpProtocolGuess.Unrecognized:
                 Refuse(context);
                 break;
             default:
@@ -137,6 +137,19 @@ public sealed class Http2PriorKnowledgeDetector : ChannelHandlerAdapter
         {
             Refuse(context);
         }
+    }
+
+    /// <summary>The core's verdict on the first readable bytes (at most the few it needs, copied; indexes untouched).</summary>
+    private static HttpProtocolGuess Classify(IByteBuffer received)
+    {
+        Span<byte> start = stackalloc byte[HttpProtocolClassifier.BytesToDecide];
+        int length = Math.Min(received.ReadableBytes, start.Length);
+        for (int i = 0; i < length; i++)
+        {
+            start[i] = received.GetByte(received.ReaderIndex + i);
+        }
+
+        return HttpProtocolClassifier.Classify(start[..length]);
     }
 
     /// <summary>Keeps the first read's buffer as it is; later reads join it in a composite buffer (no copy).</summary>

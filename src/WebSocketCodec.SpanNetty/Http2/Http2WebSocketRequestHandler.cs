@@ -16,12 +16,6 @@ namespace WebSocketCodec.SpanNetty;
 /// </summary>
 internal sealed class Http2WebSocketRequestHandler(Http2WebSocketServer.Setup setup) : ChannelHandlerAdapter
 {
-    private static readonly AsciiString SecWebSocketProtocol = AsciiString.Cached("sec-websocket-protocol");
-    private static readonly AsciiString SecWebSocketExtensions = AsciiString.Cached("sec-websocket-extensions");
-    private static readonly AsciiString SecWebSocketVersion = AsciiString.Cached("sec-websocket-version");
-    private static readonly AsciiString ContentType = AsciiString.Cached("content-type");
-    private static readonly AsciiString TextPlain = AsciiString.Cached("text/plain; charset=utf-8");
-
     private bool _answered;
     private bool _remoteEnded;
 
@@ -55,68 +49,44 @@ internal sealed class Http2WebSocketRequestHandler(Http2WebSocketServer.Setup se
             return;
         }
 
-        string method = request.Method!;
-        string? protocol = request.ConnectProtocol;
-        if (method == "CONNECT" && protocol is null)
-        {
-            Refuse(context, new HandshakeFailure(501, "A CONNECT tunnel is not served here; a websocket is opened with :protocol websocket (RFC 8441)."));
-            return;
-        }
-
-        HandshakeFailure failure = WebSocketExtendedConnect.Validate(method, protocol, request, out WebSocketUpgradeRequest? upgrade);
-        if (!failure.IsFailure && _remoteEnded)
-        {
-            failure = new HandshakeFailure(400, "The extended CONNECT ended its stream: there is no websocket to carry.");
-        }
-
-        string target = request.Path ?? string.Empty;
         object? accepted = null;
-        string? subprotocol = null;
-        if (!failure.IsFailure)
+        WebSocketAcceptDecision decision = WebSocketAcceptDecision.Decide(
+            new WebSocketHandshakeFacts
+            {
+                Method = request.Method!, IsMultiplexed = true, ConnectProtocol = request.ConnectProtocol, Headers = request,
+                Target = request.Path ?? string.Empty, StreamEnded = _remoteEnded,
+            },
+            setup.Accept, (upgrade, target) => (accepted = setup.Route(upgrade, target)) is not null);
+        if (!decision.IsAccepted)
         {
-            accepted = target.StartsWith('/') ? setup.Route(upgrade!, target) : null;
-            failure = accepted is null
-                ? new HandshakeFailure(404, $"No websocket is served at '{target}'.")
-                : setup.Accept.Negotiate(upgrade!, out subprotocol);
-        }
-
-        if (failure.IsFailure)
-        {
-            Refuse(context, failure);
+            Refuse(context, decision);
             return;
         }
 
-        Accept(context, upgrade!, accepted!, subprotocol);
+        if (accepted is Http2StreamAccepted)
+        {
+            decision = WebSocketAcceptDecision.Accept(decision.Request!, decision.Subprotocol); // the application's bytes: no deflate
+        }
+
+        Accept(context, decision, accepted!);
     }
 
-    private void Accept(IChannelHandlerContext context, WebSocketUpgradeRequest upgrade, object accepted, string? subprotocol)
+    private void Accept(IChannelHandlerContext context, WebSocketAcceptDecision decision, object accepted)
     {
-        var response = new DefaultHttp2Headers { Status = AsciiString.Cached("200") };
-        if (subprotocol is not null)
-        {
-            response.Set(SecWebSocketProtocol, new AsciiString(subprotocol));
-        }
-
-        (DeflateParameters? deflate, string? extensions) = accepted is Http2StreamAccepted ? (null, null) : setup.Accept.NegotiateDeflate(upgrade);
-        if (extensions is not null)
-        {
-            response.Set(SecWebSocketExtensions, new AsciiString(extensions));
-        }
-
-        _ = context.WriteAndFlushAsync(new DefaultHttp2HeadersFrame(response, endStream: false));
+        _ = context.WriteAndFlushAsync(new DefaultHttp2HeadersFrame(Answer(decision), endStream: false));
         IChannelPipeline pipeline = context.Pipeline;
         IChannel stream = context.Channel;
         pipeline.AddAfter(context.Name, "http2-stream", new Http2StreamByteAdapter(setup.Http2.EndStreamTimeout));
         if (accepted is Http2StreamAccepted handshakeOnly)
         {
             pipeline.Remove(this);
-            handshakeOnly(stream, upgrade, subprotocol);
+            handshakeOnly(stream, decision.Request!, decision.Subprotocol);
             return;
         }
 
         var websocket = new WebSocketChannelHandler(
-            WebSocketRole.Server, (Func<ChannelFrameSender, IWebSocketFrameListener>)accepted, setup.Accept.Session, setup.Channel, subprotocol);
-        if (deflate is { } parameters)
+            WebSocketRole.Server, (Func<ChannelFrameSender, IWebSocketFrameListener>)accepted, setup.Accept.Session, setup.Channel, decision.Subprotocol);
+        if (decision.Deflate is { } parameters)
         {
             websocket.EnablePerMessageDeflate(parameters, setup.Accept.Deflate!);
         }
@@ -126,25 +96,31 @@ internal sealed class Http2WebSocketRequestHandler(Http2WebSocketServer.Setup se
         Http2WebSocketConnection.Of(stream.Parent)?.Add(websocket);
     }
 
-    private void Refuse(IChannelHandlerContext context, HandshakeFailure failure)
+    private void Refuse(IChannelHandlerContext context, WebSocketAcceptDecision decision)
     {
-        var response = new DefaultHttp2Headers { Status = new AsciiString(failure.StatusCode.ToString(System.Globalization.CultureInfo.InvariantCulture)) };
-        response.Set(ContentType, TextPlain);
-        if (failure.NeedsVersionHeader)
-        {
-            response.Set(SecWebSocketVersion, AsciiString.Cached("13"));
-        }
-
-        _ = context.WriteAsync(new DefaultHttp2HeadersFrame(response, endStream: false));
-        IByteBuffer body = context.Allocator.Buffer(failure.Message.Length + 1);
-        body.WriteString(failure.Message + "\n", Encoding.UTF8);
-        _ = context.WriteAndFlushAsync(new DefaultHttp2DataFrame(body, endStream: true));
+        _ = context.WriteAsync(new DefaultHttp2HeadersFrame(Answer(decision), endStream: false));
+        string body = decision.ResponseBody!;
+        IByteBuffer data = context.Allocator.Buffer(Encoding.UTF8.GetByteCount(body));
+        data.WriteString(body, Encoding.UTF8);
+        _ = context.WriteAndFlushAsync(new DefaultHttp2DataFrame(data, endStream: true));
         if (!_remoteEnded)
         {
             // The client's side is still open: the answer is complete, so the rest of its request is not wanted
             // (RFC 9113 §8.1: RST_STREAM NO_ERROR). Both sides then ended, and the codec closes the stream.
             Reset(context, Http2Error.NoError);
         }
+    }
+
+    /// <summary>The decision's status and header fields as HTTP/2 headers (the names are lowercase already).</summary>
+    private static DefaultHttp2Headers Answer(WebSocketAcceptDecision decision)
+    {
+        var headers = new DefaultHttp2Headers { Status = new AsciiString(decision.StatusCode.ToString(System.Globalization.CultureInfo.InvariantCulture)) };
+        foreach ((string name, string value) in decision.ResponseHeaders)
+        {
+            headers.Set(new AsciiString(name), new AsciiString(value));
+        }
+
+        return headers;
     }
 
     private static void Reset(IChannelHandlerContext context, Http2Error error) =>

@@ -103,29 +103,22 @@ public sealed class WebSocketServerUpgradeHandler : ChannelHandlerAdapter
 
     private void Upgrade(IChannelHandlerContext context, HttpHead head, IByteBuffer? rest)
     {
-        string target = head.Part2;
-        HandshakeFailure failure = WebSocketUpgradeRequest.Validate(head.Part1, head.Part3, head, out WebSocketUpgradeRequest? request);
         Func<ChannelFrameSender, IWebSocketFrameListener>? listenerFactory = null;
-        string? subprotocol = null;
-        if (!failure.IsFailure)
-        {
-            listenerFactory = target.StartsWith('/') ? _route(request!, target) : null;
-            failure = listenerFactory is null ? new HandshakeFailure(404, $"No websocket is served at '{target}'.") : _accept.Negotiate(request!, out subprotocol);
-        }
-
-        if (failure.IsFailure)
+        WebSocketAcceptDecision decision = WebSocketAcceptDecision.Decide(
+            new WebSocketHandshakeFacts { Method = head.Method, HttpVersion = head.Version, Headers = head, Target = head.Target },
+            _accept, (request, target) => (listenerFactory = _route(request, target)) is not null);
+        if (!decision.IsAccepted)
         {
             rest?.Release();
-            Refuse(context, failure);
+            Refuse(context, decision.Failure);
             return;
         }
 
-        (DeflateParameters? deflate, string? extensions) = _accept.NegotiateDeflate(request!);
         IByteBuffer response = context.Allocator.Buffer(256);
-        Http1Handshake.WriteAccept(response, request!.Key, subprotocol, extensions);
+        Http1Handshake.WriteResponse(response, decision);
         _ = context.WriteAndFlushAsync(response, context.VoidPromise());
-        var websocket = new WebSocketChannelHandler(WebSocketRole.Server, listenerFactory!, _accept.Session, _channel, subprotocol);
-        if (deflate is { } parameters)
+        var websocket = new WebSocketChannelHandler(WebSocketRole.Server, listenerFactory!, _accept.Session, _channel, decision.Subprotocol);
+        if (decision.Deflate is { } parameters)
         {
             websocket.EnablePerMessageDeflate(parameters, _accept.Deflate!);
         }

@@ -1,8 +1,9 @@
 namespace WebSocketCodec;
 
 /// <summary>Why an opening handshake was refused: the HTTP status to answer with and a human-readable message.</summary>
-/// <param name="StatusCode">400 malformed, 403 origin refused, 405 not GET, 426 unsupported version (answered with
-/// <c>Sec-WebSocket-Version: 13</c>), 431 head too large.</param>
+/// <param name="StatusCode">400 malformed, 403 origin refused, 404 not served, 405 not GET, 408 no head in time, 426
+/// unsupported version (answered with <c>Sec-WebSocket-Version: 13</c>), 431 head too large, 501 a CONNECT tunnel over
+/// HTTP/2, 503 over capacity.</param>
 /// <param name="Message">What was wrong, for logs and the response body.</param>
 public readonly record struct HandshakeFailure(int StatusCode, string Message)
 {
@@ -12,6 +13,9 @@ public readonly record struct HandshakeFailure(int StatusCode, string Message)
     /// <summary>Whether the response must name the supported version (<c>Sec-WebSocket-Version: 13</c>, RFC 6455
     /// §4.4): a 426 over HTTP/1.1, a 400 over HTTP/2.</summary>
     public bool NeedsVersionHeader { get; init; }
+
+    /// <summary>The failure for a server that already holds as many websockets as it may.</summary>
+    public static HandshakeFailure OverCapacity { get; } = new(503, "Too many websockets are open; try again later.");
 
     /// <summary>The failure for a head the parser refused.</summary>
     public static HandshakeFailure From(HttpHeadError error) => error switch

@@ -36,8 +36,9 @@ public sealed class WebSocketUpgradeRequest
     /// <summary>The offered subprotocols, in the client's order.</summary>
     public IReadOnlyList<string> Subprotocols { get; }
 
-    /// <summary>The raw <c>Sec-WebSocket-Extensions</c> offer; no extension is negotiated by this library, so every
-    /// offer (e.g. the browsers' <c>permessage-deflate</c>) is declined by leaving it out of the response.</summary>
+    /// <summary>The raw <c>Sec-WebSocket-Extensions</c> offer: permessage-deflate is accepted from it when
+    /// <see cref="WebSocketAcceptOptions.Deflate"/> is set (see <see cref="WebSocketAcceptDecision"/>); every other offer
+    /// is declined by leaving it out of the response.</summary>
     public string? Extensions { get; }
 
     /// <summary>Validates a request; on failure says which status to answer with.</summary>

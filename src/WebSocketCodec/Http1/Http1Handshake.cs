@@ -21,25 +21,7 @@ public static class Http1Handshake
     {
         ArgumentNullException.ThrowIfNull(output);
         ArgumentNullException.ThrowIfNull(key);
-        var text = new StringBuilder(160)
-            .Append("HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Accept: ")
-            .Append(WebSocketHandshake.ComputeAccept(key)).Append("\r\n");
-        if (subprotocol is not null)
-        {
-            text.Append("Sec-WebSocket-Protocol: ").Append(subprotocol).Append("\r\n");
-        }
-
-        if (extensions is not null)
-        {
-            if (extensions.AsSpan().ContainsAny('\r', '\n'))
-            {
-                throw new ArgumentException("The extensions value must be one header line.", nameof(extensions));
-            }
-
-            text.Append("Sec-WebSocket-Extensions: ").Append(extensions).Append("\r\n");
-        }
-
-        Write(output, text.Append("\r\n"));
+        WriteResponse(output, 101, WebSocketAcceptDecision.AcceptHeaders(multiplexed: false, key, subprotocol, extensions), null);
     }
 
     /// <summary>Writes a refusal that closes the connection: the status, <c>Sec-WebSocket-Version: 13</c> for 426, and
@@ -47,21 +29,40 @@ public static class Http1Handshake
     public static void WriteRejection(IBufferWriter<byte> output, HandshakeFailure failure)
     {
         ArgumentNullException.ThrowIfNull(output);
-        string body = failure.Message + "\n";
-        var text = new StringBuilder(256)
-            .Append(CultureInfo.InvariantCulture, $"HTTP/1.1 {failure.StatusCode} {ReasonPhrase(failure.StatusCode)}\r\n");
-        if (failure.StatusCode == 426)
+        WriteResponse(output, failure.StatusCode, WebSocketAcceptDecision.RefusalHeaders(failure, multiplexed: false), failure.Message + "\n");
+    }
+
+    /// <summary>Writes a server's decision as an HTTP/1.1 response: the 101 that accepts, or the refusal (with its
+    /// body's <c>Content-Length</c>) that closes the connection.</summary>
+    /// <param name="output">Where to write.</param>
+    /// <param name="decision">A decision on an HTTP/1.1 request (not <see cref="WebSocketAcceptDecision.IsMultiplexed"/>).</param>
+    public static void WriteResponse(IBufferWriter<byte> output, WebSocketAcceptDecision decision)
+    {
+        ArgumentNullException.ThrowIfNull(output);
+        ArgumentNullException.ThrowIfNull(decision);
+        if (decision.IsMultiplexed)
         {
-            text.Append("Sec-WebSocket-Version: 13\r\nUpgrade: websocket\r\n");
-        }
-        else if (failure.StatusCode == 405)
-        {
-            text.Append("Allow: GET\r\n");
+            throw new ArgumentException("The decision answers an HTTP/2 stream.", nameof(decision));
         }
 
-        text.Append(CultureInfo.InvariantCulture, $"Content-Type: text/plain; charset=utf-8\r\nContent-Length: {Encoding.UTF8.GetByteCount(body)}\r\nConnection: close\r\n\r\n")
-            .Append(body);
-        Write(output, text);
+        WriteResponse(output, decision.StatusCode, decision.ResponseHeaders, decision.ResponseBody);
+    }
+
+    private static void WriteResponse(IBufferWriter<byte> output, int status, IReadOnlyList<KeyValuePair<string, string>> headers, string? body)
+    {
+        var text = new StringBuilder(256)
+            .Append(CultureInfo.InvariantCulture, $"HTTP/1.1 {status} {ReasonPhrase(status)}\r\n");
+        foreach ((string name, string value) in headers)
+        {
+            text.Append(name).Append(": ").Append(value).Append("\r\n");
+        }
+
+        if (body is not null)
+        {
+            text.Append(CultureInfo.InvariantCulture, $"Content-Length: {Encoding.UTF8.GetByteCount(body)}\r\n");
+        }
+
+        Write(output, text.Append("\r\n").Append(body));
     }
 
     /// <summary>Writes a client's upgrade request.</summary>
@@ -122,11 +123,16 @@ public static class Http1Handshake
         deflate = null;
         ArgumentNullException.ThrowIfNull(response);
         ArgumentNullException.ThrowIfNull(offeredSubprotocols);
-        int status = response.Part2.Length == 3 && int.TryParse(response.Part2, NumberStyles.None, CultureInfo.InvariantCulture, out int parsed)
+        int status = response.Status.Length == 3 && int.TryParse(response.Status, NumberStyles.None, CultureInfo.InvariantCulture, out int parsed)
             && parsed >= 100 ? parsed : 0;
-        if (response.Part1 != "HTTP/1.1" || response.Part2 != "101")
+        if (!response.IsResponse)
         {
-            throw Refused($"The server answered {response.Part2} {response.Part3} instead of 101 Switching Protocols.");
+            throw Refused("The server's answer does not start with a status line.");
+        }
+
+        if (response.Version != "HTTP/1.1" || response.Status != "101")
+        {
+            throw Refused($"The server answered {response.Status} {response.ReasonPhrase} instead of 101 Switching Protocols.");
         }
 
         if (!WebSocketUpgradeRequest.ListHas(response["Upgrade"], "websocket")
@@ -172,12 +178,17 @@ public static class Http1Handshake
 
     private static string ReasonPhrase(int status) => status switch
     {
+        101 => "Switching Protocols",
         400 => "Bad Request",
         403 => "Forbidden",
         404 => "Not Found",
         405 => "Method Not Allowed",
+        408 => "Request Timeout",
         426 => "Upgrade Required",
         431 => "Request Header Fields Too Large",
+        500 => "Internal Server Error",
+        501 => "Not Implemented",
+        502 => "Bad Gateway",
         503 => "Service Unavailable",
         _ => "Error",
     };

@@ -1,29 +1,42 @@
 namespace WebSocketCodec;
 
 /// <summary>
-/// A parsed HTTP/1.1 message head: the three parts of its start line and its header fields in arrival order.
-/// Names compare case-insensitively (RFC 9110 §5.1).
+/// A parsed HTTP/1.1 message head: its start line (RFC 9112 §3 request line or §4 status line) and its header fields
+/// in arrival order. Names compare case-insensitively (RFC 9110 §5.1).
 /// </summary>
 public sealed class HttpHead : IHttpHeaderSource
 {
     private readonly List<KeyValuePair<string, string>> _fields;
 
-    internal HttpHead(string part1, string part2, string part3, List<KeyValuePair<string, string>> fields)
+    /// <summary>A head from the three words of its start line, read as a status line when the first is an HTTP
+    /// version (<c>HTTP/</c>, case-sensitive: no method token has a <c>/</c>), as a request line otherwise.</summary>
+    internal HttpHead(string first, string second, string third, List<KeyValuePair<string, string>> fields)
     {
-        Part1 = part1;
-        Part2 = part2;
-        Part3 = part3;
+        IsResponse = first.StartsWith("HTTP/", StringComparison.Ordinal);
+        (Method, Target, Version, Status, ReasonPhrase) = IsResponse
+            ? (string.Empty, string.Empty, first, second, third)
+            : (first, second, third, string.Empty, string.Empty);
         _fields = fields;
     }
 
-    /// <summary>A request's method, or a response's HTTP version.</summary>
-    public string Part1 { get; }
+    /// <summary>Whether the start line is a status line (a response's); otherwise it is a request line.</summary>
+    public bool IsResponse { get; }
 
-    /// <summary>A request's target, or a response's status code.</summary>
-    public string Part2 { get; }
+    /// <summary>A request's method, e.g. <c>GET</c>; empty for a response.</summary>
+    public string Method { get; }
 
-    /// <summary>A request's HTTP version, or a response's reason phrase.</summary>
-    public string Part3 { get; }
+    /// <summary>A request's target (path and query, e.g. <c>/chat?room=1</c>); empty for a response.</summary>
+    public string Target { get; }
+
+    /// <summary>The HTTP version of the request or the response, e.g. <c>HTTP/1.1</c>.</summary>
+    public string Version { get; }
+
+    /// <summary>A response's status code as sent (three digits in a well-formed response, e.g. <c>101</c>); empty for a
+    /// request.</summary>
+    public string Status { get; }
+
+    /// <summary>A response's reason phrase (possibly empty); empty for a request.</summary>
+    public string ReasonPhrase { get; }
 
     /// <summary>Every header field, in arrival order, duplicates kept.</summary>
     public IReadOnlyList<KeyValuePair<string, string>> Fields => _fields;

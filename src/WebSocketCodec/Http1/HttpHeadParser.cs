@@ -16,9 +16,6 @@ public static class HttpHeadParser
     /// <summary>The default bound on the number of header fields.</summary>
     public const int DefaultMaxFields = 64;
 
-    private static readonly SearchValues<byte> TokenBytes =
-        SearchValues.Create("!#$%&'*+-.^_`|~0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"u8);
-
     /// <summary>
     /// Parses the head at the start of <paramref name="source"/> when it is complete.
     /// </summary>
@@ -129,7 +126,7 @@ public static class HttpHeadParser
     private static HttpHeadError ParseField(ReadOnlySpan<byte> line, List<KeyValuePair<string, string>> fields)
     {
         int colon = line.IndexOf((byte)':');
-        if (colon <= 0 || line.Slice(0, colon).ContainsAnyExcept(TokenBytes))
+        if (colon <= 0 || !HttpToken.IsToken(line.Slice(0, colon)))
         {
             // Covers obs-fold (a line starting with whitespace) and whitespace before the colon.
             return HttpHeadError.BadHeaderLine;

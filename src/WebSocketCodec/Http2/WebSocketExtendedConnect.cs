@@ -11,8 +11,9 @@ public static class WebSocketExtendedConnect
     /// <summary>The <c>:protocol</c> pseudo-header value that opens a websocket.</summary>
     public const string Protocol = "websocket";
 
-    /// <summary>Validates the request; on failure says which status to answer with (400 for every malformed or
-    /// unsupported request; a missing version or one other than 13 is flagged
+    /// <summary>Validates the request; on failure says which status to answer with (501 for a CONNECT without
+    /// <c>:protocol</c>, a tunnel request, as Kestrel answers it; 400 for every other malformed or unsupported request;
+    /// a missing version or one other than 13 is flagged
     /// <see cref="HandshakeFailure.NeedsVersionHeader"/>, to be answered with <c>sec-websocket-version: 13</c>).</summary>
     /// <param name="method">The request method.</param>
     /// <param name="connectProtocol">The <c>:protocol</c> pseudo-header, or null for a request without one.</param>
@@ -31,7 +32,7 @@ public static class WebSocketExtendedConnect
 
         if (connectProtocol is null)
         {
-            return new(400, "A CONNECT without :protocol is a tunnel request, which this endpoint does not serve.");
+            return new(501, "A CONNECT tunnel is not served here; a websocket is opened with :protocol websocket (RFC 8441).");
         }
 
         if (!string.Equals(connectProtocol, Protocol, StringComparison.OrdinalIgnoreCase))

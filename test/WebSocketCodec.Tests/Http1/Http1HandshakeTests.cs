@@ -40,7 +40,7 @@ public class Http1HandshakeTests
         string text = Write(o => Http1Handshake.WriteRejection(o, new HandshakeFailure(status, "nope ü")));
         int end = text.IndexOf("\r\n\r\n", StringComparison.Ordinal) + 4;
         HttpHead head = Parse(text[..end]);
-        Assert.Equal(status.ToString(System.Globalization.CultureInfo.InvariantCulture), head.Part2);
+        Assert.Equal(status.ToString(System.Globalization.CultureInfo.InvariantCulture), head.Status);
         Assert.Equal("close", head["Connection"]);
         Assert.Equal(System.Text.Encoding.UTF8.GetByteCount(text[end..]), int.Parse(head["Content-Length"]!, System.Globalization.CultureInfo.InvariantCulture));
         Assert.Equal(status == 426 ? "13" : null, head["Sec-WebSocket-Version"]);
@@ -52,8 +52,8 @@ public class Http1HandshakeTests
     {
         string text = Write(o => Http1Handshake.WriteRequest(o, "example.com:8080", "/ws?x=1", Key, ["v2", "v1"], [new("Origin", "https://example.com")]));
         HttpHead head = Parse(text);
-        Assert.False(WebSocketUpgradeRequest.Validate(head.Part1, head.Part3, head, out WebSocketUpgradeRequest? request).IsFailure);
-        Assert.Equal("/ws?x=1", head.Part2);
+        Assert.False(WebSocketUpgradeRequest.Validate(head.Method, head.Version, head, out WebSocketUpgradeRequest? request).IsFailure);
+        Assert.Equal("/ws?x=1", head.Target);
         Assert.Equal("example.com:8080", request!.Host);
         Assert.Equal(["v2", "v1"], request.Subprotocols);
         Assert.Equal("https://example.com", request.Origin);
@@ -91,4 +91,13 @@ public class Http1HandshakeTests
     public void TheClientRefusesAnAnswerWithoutUpgrade() =>
         Assert.Throws<WebSocketHandshakeException>(() => Http1Handshake.ValidateResponse(
             Parse("HTTP/1.1 101 Switching Protocols\r\nConnection: Upgrade\r\nSec-WebSocket-Accept: s3pPLMBiTxaQ9kYGzzhZRbK+xOo=\r\n\r\n"), Key, []));
+
+    [Fact]
+    public void TheClientRefusesARequestLineForAnAnswer()
+    {
+        var refused = Assert.Throws<WebSocketHandshakeException>(() => Http1Handshake.ValidateResponse(
+            Parse("GET / HTTP/1.1\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Accept: s3pPLMBiTxaQ9kYGzzhZRbK+xOo=\r\n\r\n"), Key, []));
+        Assert.Equal("The server's answer does not start with a status line.", refused.Message);
+        Assert.Null(refused.StatusCode);
+    }
 }

@@ -14,7 +14,8 @@ public class HttpHeadParserTests
         byte[] bytes = [.. System.Text.Encoding.ASCII.GetBytes(Valid), 0x81, 0x80];
         Assert.Equal(OperationStatus.Done, HttpHeadParser.TryParse(bytes, out HttpHead? head, out int length, out _));
         Assert.Equal(Valid.Length, length);
-        Assert.Equal(("GET", "/chat?x=1", "HTTP/1.1"), (head!.Part1, head.Part2, head.Part3));
+        Assert.False(head!.IsResponse);
+        Assert.Equal(("GET", "/chat?x=1", "HTTP/1.1", "", ""), (head.Method, head.Target, head.Version, head.Status, head.ReasonPhrase));
         Assert.Equal(["Host", "Upgrade", "connection", "Connection", "X-Empty", "Sec-WebSocket-Key"], head.Fields.Select(f => f.Key));
         Assert.Equal("keep-alive, Upgrade", head["CONNECTION"]);
         Assert.Equal(2, head.Count("connection"));
@@ -22,6 +23,18 @@ public class HttpHeadParserTests
         Assert.Equal("", head["X-Empty"]);
         Assert.Null(head["Origin"]);
         Assert.Equal(0, head.Count("Origin"));
+    }
+
+    [Theory]
+    [InlineData("HTTP/1.1 101 Switching Protocols", "HTTP/1.1", "101", "Switching Protocols")]
+    [InlineData("HTTP/1.1 404 ", "HTTP/1.1", "404", "")]
+    [InlineData("HTTP/1.0 200 OK fine", "HTTP/1.0", "200", "OK fine")]
+    public void AStatusLineIsReadAsAResponse(string statusLine, string version, string status, string reason)
+    {
+        Assert.Equal(OperationStatus.Done, HttpHeadParser.TryParse(System.Text.Encoding.ASCII.GetBytes(statusLine + "\r\nUpgrade: websocket\r\n\r\n"), out HttpHead? head, out _, out _));
+        Assert.True(head!.IsResponse);
+        Assert.Equal((version, status, reason, "", ""), (head.Version, head.Status, head.ReasonPhrase, head.Method, head.Target));
+        Assert.Equal("websocket", head["upgrade"]);
     }
 
     [Fact]

@@ -10,7 +10,7 @@ public class UpgradeRequestTests
     private static HandshakeFailure Validate(string text, out WebSocketUpgradeRequest? request)
     {
         Assert.Equal(OperationStatus.Done, HttpHeadParser.TryParse(System.Text.Encoding.Latin1.GetBytes(text), out HttpHead? head, out _, out _));
-        return WebSocketUpgradeRequest.Validate(head!.Part1, head.Part3, head, out request);
+        return WebSocketUpgradeRequest.Validate(head!.Method, head.Version, head, out request);
     }
 
     private static string Request(string method = "GET", string version = "HTTP/1.1", string? host = "Host: server.example.com\r\n",

@@ -1,27 +1,14 @@
+using WebSocketCodec.Tests.Infrastructure;
 
 namespace WebSocketCodec.Tests.Http2;
 
 /// <summary>RFC 8441 section 4 and 5 rules of <see cref="WebSocketExtendedConnect.Validate"/>, each with its status.</summary>
 public class ExtendedConnectValidationTests
 {
-    private sealed class Headers(params (string Name, string Value)[] fields) : IHttpHeaderSource
-    {
-        public string? this[string name]
-        {
-            get
-            {
-                string[] values = fields.Where(f => string.Equals(f.Name, name, StringComparison.OrdinalIgnoreCase)).Select(f => f.Value).ToArray();
-                return values.Length == 0 ? null : string.Join(", ", values);
-            }
-        }
-
-        public int Count(string name) => fields.Count(f => string.Equals(f.Name, name, StringComparison.OrdinalIgnoreCase));
-    }
-
     [Fact]
     public void TheRfcExampleIsAccepted()
     {
-        var headers = new Headers(("Host", "server.example.com"), ("sec-websocket-version", "13"), ("origin", "http://www.example.com"),
+        var headers = new FieldList(("Host", "server.example.com"), ("sec-websocket-version", "13"), ("origin", "http://www.example.com"),
             ("sec-websocket-protocol", "chat, superchat"), ("sec-websocket-extensions", "permessage-deflate"));
         HandshakeFailure failure = WebSocketExtendedConnect.Validate("CONNECT", "websocket", headers, out WebSocketUpgradeRequest? request);
         Assert.False(failure.IsFailure);
@@ -36,7 +23,6 @@ public class ExtendedConnectValidationTests
     [Theory]
     [InlineData("GET", "websocket", "13", false)]
     [InlineData("POST", "websocket", "13", false)]
-    [InlineData("CONNECT", null, "13", false)] // a classic CONNECT: a tunnel request
     [InlineData("CONNECT", "connect-udp", "13", false)]
     [InlineData("CONNECT", "websockets", "13", false)]
     [InlineData("CONNECT", "websocket", null, true)]
@@ -45,7 +31,7 @@ public class ExtendedConnectValidationTests
     [InlineData("CONNECT", "websocket", "", true)]
     public void EveryRuleHasA400(string method, string? protocol, string? version, bool namesVersion)
     {
-        var headers = version is null ? new Headers(("Host", "h")) : new Headers(("Host", "h"), ("sec-websocket-version", version));
+        var headers = version is null ? new FieldList(("Host", "h")) : new FieldList(("Host", "h"), ("sec-websocket-version", version));
         HandshakeFailure failure = WebSocketExtendedConnect.Validate(method, protocol, headers, out WebSocketUpgradeRequest? request);
         Assert.Equal(400, failure.StatusCode);
         Assert.Equal(namesVersion, failure.NeedsVersionHeader);
@@ -54,8 +40,18 @@ public class ExtendedConnectValidationTests
     }
 
     [Fact]
+    public void AClassicConnectIsNotImplemented()
+    {
+        // A CONNECT without :protocol asks for a tunnel (RFC 9113 section 8.5): 501, as Kestrel answers it.
+        HandshakeFailure failure = WebSocketExtendedConnect.Validate("CONNECT", null, new FieldList(("Host", "h"), ("sec-websocket-version", "13")), out WebSocketUpgradeRequest? request);
+        Assert.Equal(501, failure.StatusCode);
+        Assert.False(failure.NeedsVersionHeader);
+        Assert.Null(request);
+    }
+
+    [Fact]
     public void TwoVersionFieldsAreRefused() =>
-        Assert.Equal(400, WebSocketExtendedConnect.Validate("CONNECT", "websocket", new Headers(("sec-websocket-version", "13"), ("sec-websocket-version", "13")), out _).StatusCode);
+        Assert.Equal(400, WebSocketExtendedConnect.Validate("CONNECT", "websocket", new FieldList(("sec-websocket-version", "13"), ("sec-websocket-version", "13")), out _).StatusCode);
 
     [Theory]
     [InlineData("chat/1")]
@@ -63,7 +59,7 @@ public class ExtendedConnectValidationTests
     [InlineData("chat, \"quoted\"")]
     public void AMalformedSubprotocolListIsRefused(string offer)
     {
-        var headers = new Headers(("sec-websocket-version", "13"), ("sec-websocket-protocol", offer));
+        var headers = new FieldList(("sec-websocket-version", "13"), ("sec-websocket-protocol", offer));
         HandshakeFailure failure = WebSocketExtendedConnect.Validate("CONNECT", "websocket", headers, out _);
         Assert.Equal(400, failure.StatusCode);
         Assert.False(failure.NeedsVersionHeader);
@@ -72,7 +68,7 @@ public class ExtendedConnectValidationTests
     [Fact]
     public void TheProtocolTokenIsCaseInsensitiveAndAuthorityIsOptional()
     {
-        HandshakeFailure failure = WebSocketExtendedConnect.Validate("CONNECT", "WebSocket", new Headers(("sec-websocket-version", " 13 ")), out WebSocketUpgradeRequest? request);
+        HandshakeFailure failure = WebSocketExtendedConnect.Validate("CONNECT", "WebSocket", new FieldList(("sec-websocket-version", " 13 ")), out WebSocketUpgradeRequest? request);
         Assert.False(failure.IsFailure);
         Assert.Equal(string.Empty, request!.Host);
         Assert.Empty(request.Subprotocols);

@@ -17,6 +17,9 @@ public sealed class SocketEchoServer : IAsyncDisposable
     private readonly Task _accepting;
     private readonly WebSocketSessionOptions? _options;
 
+    /// <summary>What the server accepts: permessage-deflate when offered, with the default level and threshold.</summary>
+    private static readonly WebSocketAcceptOptions Accept = new() { Deflate = new PerMessageDeflateOptions() };
+
     private SocketEchoServer(WebSocketSessionOptions? options)
     {
         _options = options;
@@ -90,19 +93,25 @@ public sealed class SocketEchoServer : IAsyncDisposable
             }
         }
 
+        // The core decides (validation, route, subprotocol, deflate) and writes the answer.
         var answer = new ArrayBufferWriter<byte>();
-        HandshakeFailure failure = WebSocketUpgradeRequest.Validate(request!.Part1, request.Part3, request, out WebSocketUpgradeRequest? upgrade);
-        if (failure.IsFailure)
+        WebSocketAcceptDecision decision = WebSocketAcceptDecision.Decide(
+            new WebSocketHandshakeFacts { Method = request!.Method, HttpVersion = request.Version, Headers = request, Target = request.Target },
+            Accept);
+        Http1Handshake.WriteResponse(answer, decision);
+        await socket.SendAsync(answer.WrittenMemory, SocketFlags.None);
+        if (!decision.IsAccepted)
         {
-            Http1Handshake.WriteRejection(answer, failure);
-            await socket.SendAsync(answer.WrittenMemory, SocketFlags.None);
             socket.Dispose();
             return;
         }
 
-        Http1Handshake.WriteAccept(answer, upgrade!.Key);
-        await socket.SendAsync(answer.WrittenMemory, SocketFlags.None);
         var transport = new SocketTransport(socket, WebSocketRole.Server, _options);
+        if (decision.Deflate is { } deflate)
+        {
+            transport.Driver.EnablePerMessageDeflate(deflate, Accept.Deflate!); // permessage-deflate, as negotiated
+        }
+
         lock (Drivers)
         {
             Drivers.Add(transport.Driver);

@@ -55,6 +55,38 @@ public sealed class SocketHostTests
     }
 
     [Fact]
+    public async Task ClientWebSocketWithPermessageDeflateGetsCompressedEchoes()
+    {
+        using var bound = new CancellationTokenSource(Bound);
+        await using SocketEchoServer server = SocketEchoServer.Start();
+        using var client = new ClientWebSocket();
+        client.Options.DangerousDeflateOptions = new WebSocketDeflateOptions();
+        await client.ConnectAsync(server.Uri, bound.Token);
+        await Eventually.True(() => server.Drivers.Count == 1);
+        Assert.NotNull(server.Drivers[0].Deflate); // negotiated
+        byte[] message = System.Text.Encoding.UTF8.GetBytes(string.Concat(Enumerable.Repeat("{\"price\": 42, \"name\": \"widget\"} ", 400)));
+        byte[] receive = new byte[message.Length + 16];
+        for (int i = 0; i < 5; i++)
+        {
+            await client.SendAsync(message, WebSocketMessageType.Text, true, bound.Token);
+            int received = 0;
+            ValueWebSocketReceiveResult result;
+            do
+            {
+                result = await client.ReceiveAsync(receive.AsMemory(received), bound.Token);
+                received += result.Count;
+            }
+            while (!result.EndOfMessage);
+
+            Assert.Equal(message, receive.AsSpan(0, received).ToArray());
+        }
+
+        Assert.True(server.Drivers[0].Sender.CompressOutgoing);
+        await client.CloseAsync(WebSocketCloseStatus.NormalClosure, null, bound.Token);
+        Assert.Equal(WebSocketEndReason.Closed, (await server.Ends.Reader.ReadAsync(bound.Token)).EndReason);
+    }
+
+    [Fact]
     public async Task TheKeepAlivePingsAnIdleClientAndItsPongsKeepItOpen()
     {
         using var bound = new CancellationTokenSource(Bound);
