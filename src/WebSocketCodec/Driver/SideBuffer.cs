@@ -9,12 +9,14 @@ namespace WebSocketCodec;
 /// </summary>
 internal sealed class SideBuffer(ArrayPool<byte> pool) : ChunkWriter
 {
-    private const int ChunkSize = 4096;
+    private const int FirstChunk = 4096;
+    private const int LargestChunk = 64 * 1024;
 
     private Queue<Chunk> _sealed = new();
     private Queue<Chunk>? _spare;
     private byte[]? _current;
     private long _sealedTotal;
+    private long _takenTotal;
 
     /// <summary>Bytes appended here so far, in all (a running total).</summary>
     public long Appended => _sealedTotal + Pending;
@@ -33,6 +35,7 @@ internal sealed class SideBuffer(ArrayPool<byte> pool) : ChunkWriter
         }
 
         _sealed = Interlocked.Exchange(ref _spare, null) ?? new Queue<Chunk>();
+        _takenTotal = _sealedTotal;
         return (taken, bytes);
     }
 
@@ -56,10 +59,13 @@ internal sealed class SideBuffer(ArrayPool<byte> pool) : ChunkWriter
         _sealed = new Queue<Chunk>();
     }
 
+    /// <summary>Chunks grow with the bytes waiting (4 KiB, then up to 64 KiB): a long burst behind a slow flush rents
+    /// a few large arrays, not many small ones that the pool's per-core caches cannot all hold.</summary>
     protected override Memory<byte> Refill(int sizeHint)
     {
         Seal();
-        _current = pool.Rent(Math.Max(sizeHint, ChunkSize));
+        int size = (int)Math.Clamp(Pending + _sealedTotal - _takenTotal, FirstChunk, LargestChunk);
+        _current = pool.Rent(Math.Max(sizeHint, size));
         return Attach(_current);
     }
 

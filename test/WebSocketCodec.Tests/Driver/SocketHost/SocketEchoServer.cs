@@ -12,7 +12,7 @@ namespace WebSocketCodec.Tests.Driver.SocketHost;
 /// </summary>
 public sealed class SocketEchoServer : IAsyncDisposable
 {
-    private readonly Socket _listener = new(AddressFamily.InterNetwork, SocketType.Stream, ProtocolType.Tcp);
+    private readonly Socket _socket = new(AddressFamily.InterNetwork, SocketType.Stream, ProtocolType.Tcp);
     private readonly CancellationTokenSource _stop = new();
     private readonly Task _accepting;
     private readonly WebSocketSessionOptions? _options;
@@ -20,16 +20,19 @@ public sealed class SocketEchoServer : IAsyncDisposable
     /// <summary>What the server accepts: permessage-deflate when offered, with the default level and threshold.</summary>
     private static readonly WebSocketAcceptOptions Accept = new() { Deflate = new PerMessageDeflateOptions() };
 
-    private SocketEchoServer(WebSocketSessionOptions? options)
+    private readonly Func<WebSocketFrameSender, IWebSocketFrameListener>? _listener;
+
+    private SocketEchoServer(WebSocketSessionOptions? options, Func<WebSocketFrameSender, IWebSocketFrameListener>? listener)
     {
         _options = options;
-        _listener.Bind(new IPEndPoint(IPAddress.Loopback, 0));
-        _listener.Listen(64);
+        _listener = listener;
+        _socket.Bind(new IPEndPoint(IPAddress.Loopback, 0));
+        _socket.Listen(64);
         _accepting = AcceptAsync();
     }
 
     /// <summary>Where it listens.</summary>
-    public Uri Uri => new($"ws://127.0.0.1:{((IPEndPoint)_listener.LocalEndPoint!).Port}/echo");
+    public Uri Uri => new($"ws://127.0.0.1:{((IPEndPoint)_socket.LocalEndPoint!).Port}/echo");
 
     /// <summary>The ends of the websockets served, in order.</summary>
     public System.Threading.Channels.Channel<WebSocketCloseInfo> Ends { get; } =
@@ -43,12 +46,17 @@ public sealed class SocketEchoServer : IAsyncDisposable
     /// <summary>The drivers of the websockets served so far.</summary>
     public List<WebSocketDriver> Drivers { get; } = [];
 
-    public static SocketEchoServer Start(WebSocketSessionOptions? options = null) => new(options);
+    /// <summary>Starts the server; its websockets echo whole messages, or run <paramref name="listener"/>.</summary>
+    public static SocketEchoServer Start(
+        WebSocketSessionOptions? options = null, Func<WebSocketFrameSender, IWebSocketFrameListener>? listener = null) => new(options, listener);
+
+    /// <summary>Where it listens.</summary>
+    public IPEndPoint EndPoint => (IPEndPoint)_socket.LocalEndPoint!;
 
     public async ValueTask DisposeAsync()
     {
         _stop.Cancel();
-        _listener.Dispose();
+        _socket.Dispose();
         await _accepting.ConfigureAwait(false);
     }
 
@@ -59,7 +67,7 @@ public sealed class SocketEchoServer : IAsyncDisposable
             Socket socket;
             try
             {
-                socket = await _listener.AcceptAsync(_stop.Token);
+                socket = await _socket.AcceptAsync(_stop.Token);
             }
             catch (Exception error) when (error is OperationCanceledException or ObjectDisposedException or SocketException)
             {
@@ -117,8 +125,8 @@ public sealed class SocketEchoServer : IAsyncDisposable
             Drivers.Add(transport.Driver);
         }
 
-        var echo = new EchoListener(this, transport.Driver.Sender);
-        WebSocketCloseInfo end = await transport.RunAsync(echo, head.AsMemory(headLength, length - headLength));
+        IWebSocketFrameListener listener = _listener?.Invoke(transport.Driver.Sender) ?? new EchoListener(this, transport.Driver.Sender);
+        WebSocketCloseInfo end = await transport.RunAsync(listener, head.AsMemory(headLength, length - headLength));
         Ends.Writer.TryWrite(end);
     }
 
