@@ -13,7 +13,7 @@ internal static class OurEcho
     public static void Map(IEndpointRouteBuilder endpoints, string path, Action<WebSocketAcceptOptions> configure) =>
         endpoints.MapWebSocket(
             path,
-            (HttpContext _, WebSocketFrameSender sender) => new WebSocketMessageListener<WebSocketFrameSender>(sender, Echo, sender.Connection.Options.Pool),
+            (HttpContext _, WebSocketFrameSender sender) => new WebSocketMessageListener<WebSocketFrameSender>(sender, Echo, sender.Driver.Options.Pool),
             configure);
 
     // After our Close (a shutdown's 1001, an idle timeout) Send drops the frame and returns false: no guard needed.

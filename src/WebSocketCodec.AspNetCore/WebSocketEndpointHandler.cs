@@ -63,7 +63,7 @@ internal sealed partial class WebSocketEndpointHandler(
         WebSocketCloseInfo info = await registry.RunAsync(
             connection, () => application(context, connection), error => LogFailed(logger, request.Path, error)).ConfigureAwait(false);
         LogClosed(logger, request.Path, info.Status, info.EndReason, info.Violation, info.Error);
-        if (multiplexed && info.ReceivedStatus is null && (connection.TimedOut || info.Error is not null))
+        if (multiplexed && info.ReceivedStatus is null && (connection.Driver.TimedOut || info.Error is not null))
         {
             // An abort, a transport error or a peer that never finished closing ends the stream the way a TCP
             // reset would (RFC 8441 section 5.1): RST_STREAM CANCEL instead of END_STREAM. A peer that answered our

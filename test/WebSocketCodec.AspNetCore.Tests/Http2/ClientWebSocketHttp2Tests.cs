@@ -59,7 +59,7 @@ public sealed class ClientWebSocketHttp2Tests
     {
         var ended = new TaskCompletionSource<WebSocketCloseInfo>(TaskCreationOptions.RunContinuationsAsynchronously);
         KestrelHost host = await KestrelHost.StartAsync(
-            map: app => app.MapWebSocket("/ws", async (_, channel) => ended.TrySetResult(await channel.RunAsync(sender => new WebSocketMessageListener<Pipelines.WebSocketFrameSender>(sender, static (_, _, _) => { })))),
+            map: app => app.MapWebSocket("/ws", async (_, channel) => ended.TrySetResult(await channel.RunAsync(sender => new WebSocketMessageListener<WebSocketFrameSender>(sender, static (_, _, _) => { })))),
             sharedPort: true);
         using var invoker = new HttpMessageInvoker(Http2Requests.Handler());
         using ClientWebSocket client = http2 ? Http2Requests.Client() : new ClientWebSocket();

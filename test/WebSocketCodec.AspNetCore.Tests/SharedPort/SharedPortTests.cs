@@ -17,7 +17,7 @@ public sealed class SharedPortTests
             app.MapWebSocket("/ws", async (context, channel) =>
             {
                 string seen = $"{context.Request.Scheme} {context.Request.Protocol}";
-                await channel.RunAsync(sender => new WebSocketMessageListener<Pipelines.WebSocketFrameSender>(sender, (s, _, _) => s.Send(WebSocketOpcode.Text, Encoding.UTF8.GetBytes(seen))));
+                await channel.RunAsync(sender => new WebSocketMessageListener<WebSocketFrameSender>(sender, (s, _, _) => s.Send(WebSocketOpcode.Text, Encoding.UTF8.GetBytes(seen))));
             });
         },
         sharedPort: true,

@@ -51,6 +51,9 @@ public sealed class ChannelViolationTests
         bool badClose = (frame[0] & 0x0F) == (int)WebSocketOpcode.Close;
         if (!badClose)
         {
+            // Ended at once, not by the close timeout: the websocket still waits for the peer's end.
+            Assert.False(run.IsCompleted, "the output ended only with the websocket");
+
             // The transport is not closed under the peer's feet: its side is read (and discarded, its Close included)
             // until it ends.
             await loop.SendAsync(WireFrames.ClientClose(status));

@@ -115,10 +115,10 @@ public sealed class MessageApiTests
 
         // Reading paused after the queue filled (at the second message): the loop waits for the queue, so the messages
         // behind and a Ping sent now stay unread. Still held, and held only once, after the Ping: nothing was read.
-        await Eventually.True(() => server.Connection.IsHeldByListener);
+        await Eventually.True(() => server.Connection.Driver.IsHeldByListener);
         await loop.SendAsync(WireFrames.Client(WebSocketOpcode.Ping, "p"u8));
-        Assert.True(server.Connection.IsHeldByListener);
-        Assert.Equal(1, server.Connection.ListenerHolds);
+        Assert.True(server.Connection.Driver.IsHeldByListener);
+        Assert.Equal(1, server.Connection.Driver.ListenerHolds);
         Assert.Equal(2, pool.Outstanding); // the two queued messages, and no third
         Assert.Equal(0, loop.ServerBytesPending()); // no Pong
         using (WebSocketMessage? first = await server.ReceiveAsync(Loopback.Timeout()))
@@ -238,11 +238,11 @@ public sealed class MessageApiTests
 
         // Nothing may happen at 29 s: the fake clock runs a due timer within Advance, and none fired, so nothing will
         // (no input came either).
-        Assert.Equal(0, channel.TimerFirings);
+        Assert.Equal(0, channel.Driver.TimerFirings);
         Assert.Equal(WebSocketSessionState.Open, channel.State);
         Assert.Equal(0, loop.ServerBytesPending());
         time.Advance(TimeSpan.FromSeconds(1));
-        Assert.Equal(1, channel.TimerFirings);
+        Assert.Equal(1, channel.Driver.TimerFirings);
         var close = Assert.Single(WireFrames.Read(await loop.ReadAsync(4), WebSocketRole.Client, validateUtf8: false));
         Assert.Equal(1001, WireFrames.CloseStatusOf(close.Payload));
         Assert.Equal(WebSocketSessionState.CloseSent, channel.State);

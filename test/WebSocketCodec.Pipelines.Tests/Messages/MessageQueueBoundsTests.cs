@@ -26,10 +26,10 @@ public sealed class MessageQueueBoundsTests
         }
 
         // The loop waits for the queue: still held, and held only once, after the Ping was sent, it read nothing since.
-        await Eventually.True(() => channel.IsHeldByListener);
+        await Eventually.True(() => channel.Driver.IsHeldByListener);
         await loop.SendAsync(WireFrames.Client(WebSocketOpcode.Ping, "p"u8));
-        Assert.True(channel.IsHeldByListener);
-        Assert.Equal(1, channel.ListenerHolds);
+        Assert.True(channel.Driver.IsHeldByListener);
+        Assert.Equal(1, channel.Driver.ListenerHolds);
         Assert.Equal(3, pool.Outstanding); // three queued messages, and no fourth
         Assert.Equal(0, loop.ServerBytesPending()); // no Pong: the Ping was not read
 

@@ -1,4 +1,4 @@
-namespace WebSocketCodec.Pipelines;
+namespace WebSocketCodec;
 
 public sealed partial class WebSocketFrameSender
 {

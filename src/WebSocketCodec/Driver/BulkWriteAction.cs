@@ -1,4 +1,4 @@
-namespace WebSocketCodec.Pipelines;
+namespace WebSocketCodec;
 
 /// <summary>Packs frames into one buffer for <see cref="WebSocketFrameSender.SendBulkAsync{TState}"/>.</summary>
 /// <typeparam name="TState">Whatever the action needs, passed without a closure.</typeparam>

@@ -1,14 +1,14 @@
-namespace WebSocketCodec.Pipelines;
+namespace WebSocketCodec;
 
 /// <summary>
-/// A <see cref="WebSocketConnection"/>'s side of broadcasts. The fan-out appends straight into the output when its
+/// A <see cref="WebSocketDriver"/>'s side of broadcasts. The fan-out appends straight into the output when its
 /// lock is free at that moment (or the broadcasting thread is this websocket's own read loop, which holds it), and
 /// otherwise queues the frame for a thread-pool run that takes the lock. A frame appended from the fan-out is flushed
 /// there, under the lock it holds; a change of writability is reported after the fan-out (by the thread pool when the
 /// broadcaster is a read loop). So no thread ever waits for a websocket's lock while holding another's or the group's,
 /// and no two read loops can wait on each other.
 /// </summary>
-internal sealed class ConnectionInbox(WebSocketConnection connection, WebSocketOutput output) : BroadcastInbox, IThreadPoolWorkItem
+internal sealed class DriverInbox(WebSocketDriver connection, DriverOutput output) : BroadcastInbox, IThreadPoolWorkItem
 {
     private int _stopped; // an append crossed the high water mark: report it with the flush
 

@@ -1,27 +1,26 @@
 using System.Buffers;
-using System.IO.Pipelines;
 
-namespace WebSocketCodec.Pipelines;
+namespace WebSocketCodec;
 
 /// <summary>
 /// The outbound side of one websocket: frames are appended under a short lock (<see cref="Sync"/>) and never wait for
-/// the network; flushing runs outside it. While no flush is under way, frames go straight into the transport's
-/// <see cref="PipeWriter"/> (through a <see cref="CoalescingWriter"/>); while one is, they go into a side pipe (made on
-/// first use) that the flusher copies behind them when the transport has taken the earlier bytes, so appending goes on
+/// the network; flushing runs outside it. While no flush is under way, frames go straight into the transport's output
+/// memory (through a <see cref="PortWriter"/>); while one is, they go into a <see cref="SideBuffer"/> (made on first
+/// use) that the flusher copies behind them when the transport has taken the earlier bytes, so appending goes on
 /// during a flush. Bytes not yet flushed count against the high and low water marks: at the high mark the websocket
 /// stops being writable until they drop to the low mark.
 /// </summary>
-internal sealed class WebSocketOutput : IBufferWriter<byte>
+internal sealed class DriverOutput : IBufferWriter<byte>
 {
-    private readonly PipeWriter _transport;
-    private readonly CoalescingWriter _direct;
+    private readonly IWebSocketTransport _transport;
+    private readonly PortWriter _direct;
+    private readonly ArrayPool<byte> _pool;
     private readonly long _high;
     private readonly long _low;
     private readonly Action<bool>? _writabilityChanged;
     private readonly Action? _flushEnded;
 
-    private Pipe? _side;
-    private CoalescingWriter? _sideWriter;
+    private SideBuffer? _sideWriter;
     private ArrayBufferWriter<byte>? _discard;
     private bool _flushing;
     private bool _ended;
@@ -29,16 +28,19 @@ internal sealed class WebSocketOutput : IBufferWriter<byte>
     private long _flushed;
     private bool _writable = true;
     private long _target;
-    private ValueTask<FlushResult> _pending;
+    private ValueTask<bool> _pending;
     private readonly Action _resume;
     private TaskCompletionSource? _drained;       // completed when no flush is under way any more
     private TaskCompletionSource? _writableAgain; // completed when writable again (or ended)
 
-    public WebSocketOutput(PipeWriter transport, long highWaterMark, long lowWaterMark, Action<bool>? writabilityChanged, Action? flushEnded = null)
+    public DriverOutput(
+        IWebSocketTransport transport, long highWaterMark, long lowWaterMark, ArrayPool<byte> pool, Action<bool>? writabilityChanged,
+        Action? flushEnded = null)
     {
         _flushEnded = flushEnded;
         _transport = transport;
-        _direct = new CoalescingWriter(transport);
+        _pool = pool;
+        _direct = new PortWriter(transport);
         _high = highWaterMark;
         _low = lowWaterMark;
         _writabilityChanged = writabilityChanged;
@@ -49,7 +51,7 @@ internal sealed class WebSocketOutput : IBufferWriter<byte>
     public object Sync { get; } = new();
 
     /// <summary>Where frames go now; use it under <see cref="Sync"/> only.</summary>
-    public CoalescingWriter Current => _flushing ? Side : _direct;
+    public ChunkWriter Current => _flushing ? Side : _direct;
 
     /// <summary>Whether the output was ended (completed, failed or given up): appends are dropped.</summary>
     public bool IsEnded => Volatile.Read(ref _ended);
@@ -82,21 +84,9 @@ internal sealed class WebSocketOutput : IBufferWriter<byte>
     /// <summary>Bytes the transport has taken so far (grows with every flush that completes): the peer's progress.</summary>
     public long Flushed => Volatile.Read(ref _flushed);
 
-    private CoalescingWriter Side
-    {
-        get
-        {
-            if (_sideWriter is null)
-            {
-                _side = new Pipe(new PipeOptions(pauseWriterThreshold: 0, resumeWriterThreshold: 0, useSynchronizationContext: false));
-                _sideWriter = new CoalescingWriter(_side.Writer);
-            }
+    private SideBuffer Side => _sideWriter ??= new SideBuffer(_pool);
 
-            return _sideWriter;
-        }
-    }
-
-    private long SideAppended => _sideWriter is null ? 0 : _sideWriter.Committed + _sideWriter.Pending;
+    private long SideAppended => _sideWriter is null ? 0 : _sideWriter.Appended;
 
     private long UnflushedLocked => _direct.Committed + _direct.Pending + SideAppended - _flushed;
 
@@ -172,7 +162,7 @@ internal sealed class WebSocketOutput : IBufferWriter<byte>
             _target = _direct.Committed + _sideCopied;
         }
 
-        ValueTask<FlushResult> flush;
+        ValueTask<bool> flush;
         try
         {
             flush = _transport.FlushAsync();
@@ -262,26 +252,21 @@ internal sealed class WebSocketOutput : IBufferWriter<byte>
         return flushing;
     }
 
-    /// <summary>Returns the side pipe's memory (after the transport's writer was completed).</summary>
+    /// <summary>Returns the side buffer's memory (after the transport's output ended).</summary>
     public void Release()
     {
-        Pipe? side;
         lock (Sync)
         {
             _ended = true;
-            side = _side;
-            _side = null;
+            _sideWriter?.Release();
             _sideWriter = null;
         }
-
-        side?.Writer.Complete();
-        side?.Reader.Complete();
     }
 
     /// <summary>Runs flushes until nothing appended is left, copying what was appended meanwhile behind the earlier
     /// bytes; a flush the transport holds back resumes here through a cached continuation (no allocation). Until
     /// <see cref="_flushing"/> is cleared, only this touches the transport's writer.</summary>
-    private void Drive(ValueTask<FlushResult> flush)
+    private void Drive(ValueTask<bool> flush)
     {
         while (true)
         {
@@ -294,8 +279,7 @@ internal sealed class WebSocketOutput : IBufferWriter<byte>
 
             try
             {
-                FlushResult result = flush.GetAwaiter().GetResult();
-                if (result.IsCanceled || result.IsCompleted)
+                if (!flush.GetAwaiter().GetResult())
                 {
                     Fail(null); // given up, or the peer is gone
                     return;
@@ -316,17 +300,18 @@ internal sealed class WebSocketOutput : IBufferWriter<byte>
 
     private void Resume()
     {
-        ValueTask<FlushResult> flush = _pending;
+        ValueTask<bool> flush = _pending;
         _pending = default;
         Drive(flush);
     }
 
     /// <summary>After a flush: done (false) when nothing was appended meanwhile, else copies those bytes behind and
     /// starts the next flush.</summary>
-    private bool TakeAppended(out ValueTask<FlushResult> next)
+    private bool TakeAppended(out ValueTask<bool> next)
     {
         next = default;
-        ReadOnlySequence<byte> appended = default;
+        Queue<SideBuffer.Chunk>? appended = null;
+        long appendedBytes = 0;
         bool done, changed = false;
         lock (Sync)
         {
@@ -340,16 +325,8 @@ internal sealed class WebSocketOutput : IBufferWriter<byte>
             }
             else
             {
-                // Frames were appended during the flush: publish them in the side pipe and take them.
-                _sideWriter!.Commit();
-                ValueTask<FlushResult> published = _side!.Writer.FlushAsync(); // never waits: no pause threshold
-                if (published.IsCompleted)
-                {
-                    _ = published.GetAwaiter().GetResult();
-                }
-
-                _side.Reader.TryRead(out ReadResult read);
-                appended = read.Buffer;
+                // Frames were appended during the flush: take them (later appends go on into new chunks).
+                (appended, appendedBytes) = _sideWriter!.TakeSealed();
             }
         }
 
@@ -364,16 +341,26 @@ internal sealed class WebSocketOutput : IBufferWriter<byte>
             return false;
         }
 
-        // Outside the lock: appends go on into the side pipe while these bytes go behind the earlier ones.
-        foreach (ReadOnlyMemory<byte> segment in appended)
+        // Outside the lock: appends go on into the side buffer while these bytes go behind the earlier ones. Until
+        // _flushing is cleared only this thread touches the transport's output.
+        SideBuffer side = _sideWriter!;
+        foreach (SideBuffer.Chunk chunk in appended!)
         {
-            _transport.Write(segment.Span);
+            ReadOnlySpan<byte> bytes = chunk.Array.AsSpan(0, chunk.Length);
+            while (!bytes.IsEmpty)
+            {
+                Span<byte> target = _transport.GetOutputMemory(0).Span;
+                int length = Math.Min(target.Length, bytes.Length);
+                bytes[..length].CopyTo(target);
+                _transport.AdvanceOutput(length);
+                bytes = bytes[length..];
+            }
         }
 
         lock (Sync)
         {
-            _sideCopied += appended.Length;
-            _side!.Reader.AdvanceTo(appended.End);
+            side.Recycle(appended);
+            _sideCopied += appendedBytes;
             _target = _direct.Committed + _sideCopied;
         }
 

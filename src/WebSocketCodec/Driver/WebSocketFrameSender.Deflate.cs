@@ -1,4 +1,4 @@
-namespace WebSocketCodec.Pipelines;
+namespace WebSocketCodec;
 
 [System.Diagnostics.CodeAnalysis.SuppressMessage("Design", "CA1001", Justification = "The connection frees the compressor when its output ends (ReleaseDeflater); the sender has no lifetime of its own.")]
 public sealed partial class WebSocketFrameSender

@@ -1,7 +1,7 @@
 using System.Buffers;
 using System.Runtime.CompilerServices;
 
-namespace WebSocketCodec.Pipelines;
+namespace WebSocketCodec;
 
 /// <summary>
 /// Sends frames on one websocket, in the three tiers of the core encoder, into the connection's outbound side. The
@@ -13,8 +13,8 @@ namespace WebSocketCodec.Pipelines;
 /// </summary>
 public sealed partial class WebSocketFrameSender
 {
-    private readonly WebSocketConnection _connection;
-    private readonly WebSocketOutput _output;
+    private readonly WebSocketDriver _connection;
+    private readonly DriverOutput _output;
     private readonly FrameEncoder _encoder;
     private OutboundFragmentOrder _order;
     private ArrayBufferWriter<byte>? _discard;
@@ -22,7 +22,7 @@ public sealed partial class WebSocketFrameSender
     /// <summary>Set by the synchronous sends (the listener answered what it read); the read loop clears and reads it.</summary>
     internal bool LoopSent;
 
-    internal WebSocketFrameSender(WebSocketConnection connection, WebSocketOutput output, FrameEncoder encoder)
+    internal WebSocketFrameSender(WebSocketDriver connection, DriverOutput output, FrameEncoder encoder)
     {
         _connection = connection;
         _output = output;
@@ -33,12 +33,12 @@ public sealed partial class WebSocketFrameSender
     public FrameEncoder Encoder => _encoder;
 
     /// <summary>The websocket this sender writes to.</summary>
-    public WebSocketConnection Connection => _connection;
+    public WebSocketDriver Driver => _connection;
 
     /// <summary>Whether data frames may still be sent (no Close sent yet and the transport is up).</summary>
     public bool CanSend => _connection.CanSend;
 
-    /// <summary>Whether outbound bytes are under the high water mark (see <see cref="WebSocketConnection.IsWritable"/>).</summary>
+    /// <summary>Whether outbound bytes are under the high water mark (see <see cref="WebSocketDriver.IsWritable"/>).</summary>
     public bool IsWritable => _output.IsWritable;
 
     /// <summary>Whether a fragmented message was started and its final fragment not sent yet (under the output's lock).</summary>
@@ -206,7 +206,7 @@ public sealed partial class WebSocketFrameSender
         Flush(stopped);
     }
 
-    /// <summary>Starts the close handshake (see <see cref="WebSocketConnection.CloseAsync"/>).</summary>
+    /// <summary>Starts the close handshake (see <see cref="WebSocketDriver.CloseAsync"/>).</summary>
     public ValueTask CloseAsync(CloseStatus status = CloseStatus.NormalClosure, string? reason = null, CancellationToken cancellationToken = default) =>
         _connection.CloseAsync(status, reason, cancellationToken);
 

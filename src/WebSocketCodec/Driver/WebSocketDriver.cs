@@ -1,0 +1,297 @@
+using System.Diagnostics;
+using System.Runtime.CompilerServices;
+
+namespace WebSocketCodec;
+
+/// <summary>
+/// One websocket after the opening handshake, over any transport a host offers through an
+/// <see cref="IWebSocketTransport"/>: it owns everything the websocket does. Each read the host hands over is decoded in
+/// place (payloads unmasked in the host's memory, no frame object, no allocation) and given to the listener, frame by
+/// frame; the protocol's answers (Pong, Close) and the listener's sends are appended to one ordered output and flushed
+/// once per read. Inbound and outbound are apart: appending a frame takes a short lock and never waits for the network,
+/// the loop never waits on a flush, and the timers (idle, keep-alive, close, slow consumer) always fire. Outbound bytes
+/// waiting for the transport count against high and low water marks (<see cref="IsWritable"/>): above the high mark
+/// <c>SendAsync</c> waits and <see cref="WebSocketFrameSender.TrySend"/> returns false; a listener that answers what it
+/// reads pauses reading while its output waits for the transport. A protocol violation (or a failed listener) fails the
+/// connection: one Close with its status, then at once the end of our output where the transport can end one direction
+/// (<see cref="IWebSocketTransport.CanHalfClose"/>: TCP FIN, END_STREAM), then the input discarded unparsed (bounded in
+/// bytes and time) until the peer's end, and only then is the transport closed, so a reset never erases our Close.
+/// </summary>
+/// <remarks>A host calls <see cref="Start"/>, then for every read <see cref="Receive(Span{byte})"/> (once per buffer
+/// segment) and <see cref="ReadComplete"/>, <see cref="InputEnded"/> when the peer's direction ended, and
+/// <see cref="RunTurn"/> when asked (<see cref="IWebSocketTransport.ScheduleTurn"/>): all on its connection's loop, one
+/// at a time. Sends, <see cref="CloseAsync"/> and <see cref="Abort"/> may come from any thread.</remarks>
+public sealed partial class WebSocketDriver : IWebSocketGroupMember, IDisposable
+{
+    private readonly IWebSocketTransport _transport;
+    private readonly DriverOutput _output;
+    private readonly WebSocketSession _session;
+    private readonly TimeProvider _time;
+    private readonly TaskCompletionSource<WebSocketCloseInfo> _completion =
+        new(TaskCreationOptions.RunContinuationsAsynchronously);
+    private readonly CancellationTokenSource _abortSource = new();
+
+    private ITimer? _timer;
+    private int _loopThread;
+    private volatile bool _aborted;
+    private int _started;
+    private Exception? _error;
+    private bool _closeTimedOut;
+    private volatile bool _timerDue;
+    private bool _armedForClose;
+    private int _reportedWritable = 1;
+    private SlowConsumerWatch _slowWatch;
+    private bool _slowConsumer;
+    private Task? _endingOutput;
+    private IWebSocketFrameListener? _listener;
+    private Activity? _activity;
+    private DriverInbox? _inbox;
+
+    /// <summary>Creates the websocket for one end of an upgraded connection.</summary>
+    /// <param name="transport">The host's port to the connection's bytes.</param>
+    /// <param name="role">Which end this is: a server expects masked input, a client masks its output.</param>
+    /// <param name="options">Limits and timeouts.</param>
+    /// <param name="subprotocol">The negotiated subprotocol, for the application to see.</param>
+    public WebSocketDriver(IWebSocketTransport transport, WebSocketRole role, WebSocketSessionOptions? options = null, string? subprotocol = null)
+    {
+        ArgumentNullException.ThrowIfNull(transport);
+        _transport = transport;
+        WebSocketSessionOptions settings = options ?? WebSocketSessionOptions.Default;
+        // The side buffer is transport memory (as a pipe's segments are), not the session pool's gathered frames and
+        // messages: it comes from the shared pool, bounded by the high water mark.
+        _output = new DriverOutput(
+            transport, settings.OutboundHighWaterMark, settings.OutboundLowWaterMark, System.Buffers.ArrayPool<byte>.Shared,
+            OnWritabilityChanged, OnFlushEnded);
+        // Every call into the session happens under the output's lock, so it writes its control frames straight into
+        // the output, in order with the application's frames.
+        _session = new WebSocketSession(role, settings) { Output = _output };
+        _time = _session.Options.TimeProvider ?? TimeProvider.System;
+        Subprotocol = subprotocol;
+        Sender = new WebSocketFrameSender(this, _output, _session.Encoder);
+    }
+
+    /// <summary>Whether outbound bytes waiting for the transport are under the high water mark (after crossing it:
+    /// until they drop to the low mark). Sends from other threads wait, and reading pauses, while it is false.</summary>
+    public bool IsWritable => _output.IsWritable;
+
+    /// <summary>Outbound bytes appended and not yet taken by the transport.</summary>
+    public long UnflushedBytes => _output.Unflushed;
+
+    /// <summary>Raised (on the thread that saw it, never under a lock) when <see cref="IsWritable"/> changes.</summary>
+    public event Action<WebSocketDriver, bool>? WritabilityChanged;
+
+    /// <summary>Turns permessage-deflate on as the handshake negotiated it (before <see cref="Start"/>): the peer's
+    /// compressed messages are inflated before the listener sees them, and whole messages sent with <c>Send</c>,
+    /// <c>TrySend</c> or <c>SendAsync</c> are compressed (from <see cref="PerMessageDeflateOptions.Threshold"/> bytes
+    /// up).</summary>
+    /// <param name="parameters">What the handshake settled.</param>
+    /// <param name="options">This side's level and threshold.</param>
+    /// <exception cref="InvalidOperationException">The websocket is running already.</exception>
+    public void EnablePerMessageDeflate(DeflateParameters parameters, PerMessageDeflateOptions options)
+    {
+        ArgumentNullException.ThrowIfNull(options);
+        options.Validate();
+        if (IsStarted)
+        {
+            throw new InvalidOperationException("permessage-deflate must be turned on before the websocket runs.");
+        }
+
+        _session.EnablePerMessageDeflate(parameters);
+        Sender.EnablePerMessageDeflate(parameters, options);
+    }
+
+    /// <summary>The permessage-deflate parameters in force, or null when the extension was not negotiated.</summary>
+    public DeflateParameters? Deflate => _session.Deflate;
+
+    /// <summary>Which end this is.</summary>
+    public WebSocketRole Role => _session.Role;
+
+    /// <summary>The limits and timeouts in force.</summary>
+    public WebSocketSessionOptions Options => _session.Options;
+
+    /// <summary>The negotiated subprotocol, if any.</summary>
+    public string? Subprotocol { get; }
+
+    /// <summary>The protocol state.</summary>
+    public WebSocketSessionState State => _session.State;
+
+    /// <summary>Sends frames on this websocket.</summary>
+    public WebSocketFrameSender Sender { get; }
+
+    /// <summary>Completes when the websocket has ended and its transport's output ended, with how it ended.</summary>
+    public Task<WebSocketCloseInfo> Completion => _completion.Task;
+
+    /// <summary>Whether <see cref="Start"/> was called.</summary>
+    public bool IsStarted => Volatile.Read(ref _started) != 0;
+
+    /// <summary>Whether a timer ended the websocket (keep-alive, idle or close timeout), whatever else happened.</summary>
+    internal bool TimedOut => _session.Timeout is not null || _closeTimedOut;
+
+    internal bool IsOnReadLoop => _loopThread == Environment.CurrentManagedThreadId;
+
+    BroadcastInbox IWebSocketGroupMember.BroadcastInbox => Inbox;
+
+    /// <summary>The queue of frames waiting for this websocket's own thread: broadcasts, and sends from other websockets'
+    /// listeners.</summary>
+    internal DriverInbox Inbox =>
+        Volatile.Read(ref _inbox) ?? Interlocked.CompareExchange(ref _inbox, new DriverInbox(this, _output), null) ?? _inbox;
+
+    /// <summary>Appends what the inbox holds before a direct append (under the output's lock).</summary>
+    /// <returns>Whether data may still be sent: the drain may have started a slow member's close (its Close is then
+    /// the last frame).</returns>
+    internal bool DrainInboxLocked()
+    {
+        Volatile.Read(ref _inbox)?.DrainLocked();
+        return CanSend;
+    }
+
+    /// <summary>Whether the calling thread holds another websocket's lock (its read loop, dispatching) or a group's
+    /// fan-out lock: waiting for this one's could deadlock with this one's loop waiting for those.</summary>
+    internal bool IsOnOtherReadLoop => ThreadLocks.Held && !IsOnReadLoop;
+
+    internal bool CanSend => _session.State == WebSocketSessionState.Open && !_output.IsEnded && !_aborted;
+
+    /// <summary>Starts the websocket with its listener: from now on the host hands over what it reads. Call it on the
+    /// loop, before the first <see cref="Receive(Span{byte})"/>.</summary>
+    /// <param name="listener">Receives the data frames, Pongs, writability changes and the end.</param>
+    /// <exception cref="InvalidOperationException">The websocket was started already.</exception>
+    public void Start(IWebSocketFrameListener listener)
+    {
+        ArgumentNullException.ThrowIfNull(listener);
+        if (Interlocked.Exchange(ref _started, 1) != 0)
+        {
+            throw new InvalidOperationException("The websocket is already running.");
+        }
+
+        Volatile.Write(ref _listener, listener);
+        var kind = Role == WebSocketRole.Server ? ActivityKind.Server : ActivityKind.Client;
+        _activity = WebSocketTelemetry.Source.StartActivity("websocket", kind);
+        _activity?.SetTag("websocket.subprotocol", Subprotocol);
+        WebSocketTelemetry.Connections.Add(1);
+        WebSocketTelemetry.ActiveConnections.Add(1);
+        lock (_output.Sync)
+        {
+            ArmTimer();
+        }
+    }
+
+    /// <summary>Starts the close handshake: sends a Close with <paramref name="status"/> and waits until it is flushed
+    /// (the peer's answer is awaited within the close timeout; <see cref="Completion"/> then completes). Does nothing if
+    /// a Close was sent already. Safe from any thread and from a listener callback.</summary>
+    /// <param name="status">The close status.</param>
+    /// <param name="reason">The close reason (at most 123 bytes of UTF-8).</param>
+    /// <param name="cancellationToken">Stops waiting for the flush (the Close stays sent).</param>
+    /// <returns>Completes when the Close was flushed (at once on the loop, which flushes after the read).</returns>
+    public async ValueTask CloseAsync(
+        CloseStatus status = CloseStatus.NormalClosure, string? reason = null, CancellationToken cancellationToken = default)
+    {
+        if (IsOnOtherReadLoop)
+        {
+            await Task.Yield(); // another websocket's listener: take this one's lock from the thread pool
+        }
+
+        bool started;
+        lock (_output.Sync)
+        {
+            started = _session.StartClose(status, reason);
+            if (started)
+            {
+                ArmTimer();
+            }
+        }
+
+        if (started && !IsOnReadLoop && !_aborted)
+        {
+            // On the loop, the loop flushes after this read; elsewhere flush now.
+            _output.Flush();
+            Task flushed = _output.IdleAsync();
+            if (!flushed.IsCompleted)
+            {
+                await flushed.WaitAsync(cancellationToken).ConfigureAwait(false);
+            }
+        }
+    }
+
+    /// <summary>Ends the websocket at once, without a close handshake (any thread).</summary>
+    public void Abort()
+    {
+        if (_completion.Task.IsCompleted)
+        {
+            return;
+        }
+
+        _aborted = true;
+        try
+        {
+            _abortSource.Cancel();
+        }
+        catch (ObjectDisposedException)
+        {
+            // Ended in between.
+        }
+
+        _output.CancelPendingFlush();
+        _transport.ScheduleTurn();
+    }
+
+    /// <summary>Aborts the websocket if it runs (it returns its buffers as it ends); returns its buffers if it never
+    /// started.</summary>
+    public void Dispose()
+    {
+        Abort();
+        if (Volatile.Read(ref _started) == 0)
+        {
+            _session.Dispose();
+        }
+    }
+
+    private void OnWritabilityChanged(bool writable)
+    {
+        if ((writable || _output.IsEnded) && Volatile.Read(ref _readPaused) != 0)
+        {
+            _transport.ScheduleTurn();
+        }
+
+        if (Interlocked.Exchange(ref _reportedWritable, writable ? 1 : 0) == (writable ? 1 : 0))
+        {
+            return; // no change (the output ended while not writable)
+        }
+
+        if (!writable)
+        {
+            _slowWatch.Waiting(_time.GetTimestamp(), _output.Flushed);
+        }
+        else
+        {
+            _slowWatch.Writable();
+        }
+
+        if (_session.Options.SlowConsumerTimeout > TimeSpan.Zero && !writable)
+        {
+            lock (_output.Sync)
+            {
+                ArmTimer();
+            }
+        }
+
+        Volatile.Read(ref _listener)?.OnWritabilityChanged(writable);
+        WritabilityChanged?.Invoke(this, writable);
+    }
+
+    private void OnFlushEnded()
+    {
+        if (Volatile.Read(ref _readPaused) != 0)
+        {
+            _transport.ScheduleTurn();
+        }
+
+        Volatile.Read(ref _inbox)?.OutputDrained(); // group messages that waited for the output go next
+    }
+
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    internal void CheckOnReadLoop() => SendGuard.OnLoop(
+        IsOnReadLoop, "Synchronous sends are for the read loop (listener callbacks); from other threads use SendAsync or SendBulkAsync.");
+
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    internal void CheckCanSend() => SendGuard.CanSend(CanSend, closing: _session.State != WebSocketSessionState.Open);
+}

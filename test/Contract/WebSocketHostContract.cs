@@ -1,0 +1,157 @@
+namespace WebSocketCodec.Testing.Contract;
+
+/// <summary>
+/// The behaviour every host of the driver must show, written once and run against each host (a subclass per host
+/// gives <see cref="Host"/>): every listener callback in order, <c>OnPong</c> included; the close exchange; a
+/// violation's Close, then the server's FIN; a failed listener's 1011, from a frame callback or from the end of a read;
+/// a peer that leaves without a Close; the idle timeout.
+/// </summary>
+public abstract class WebSocketHostContract
+{
+    private static readonly WebSocketSessionOptions Quick = WebSocketSessionOptions.Default with { CloseTimeout = TimeSpan.FromSeconds(30) };
+
+    /// <summary>The host under test.</summary>
+    protected abstract IContractHost Host { get; }
+
+    private async Task<(IContractServer Server, ContractRecord Record)> StartAsync(
+        ContractBehaviour behaviour, WebSocketSessionOptions? session = null)
+    {
+        var record = new ContractRecord();
+        IContractServer server = await Host.StartAsync(session ?? Quick, sender => new ContractListener(sender, behaviour, record));
+        return (server, record);
+    }
+
+    [Fact]
+    public async Task EchoesThenEndsWithACleanCloseAndTheServersFin()
+    {
+        (IContractServer server, ContractRecord record) = await StartAsync(ContractBehaviour.Echo);
+        await using (server)
+        {
+            using ContractClient client = await ContractClient.ConnectAsync(server);
+            await client.SendAsync(WebSocketOpcode.Text, "one");
+            await client.SendAsync(WebSocketOpcode.Binary, "two");
+            Assert.Equal((WebSocketOpcode.Text, "one"), Text(await client.ReadFrameAsync()));
+            Assert.Equal((WebSocketOpcode.Binary, "two"), Text(await client.ReadFrameAsync()));
+            await client.SendAsync(WireFrames.ClientClose(1000, "done"));
+            Assert.Equal((1000, ""), await client.ReadCloseAsync());
+            await client.AssertEndAsync(); // the server closes the transport first (RFC 6455 section 7.1.1)
+
+            WebSocketCloseInfo end = await record.NextEndAsync();
+            Assert.Equal(WebSocketEndReason.Closed, end.EndReason);
+            Assert.Equal(CloseStatus.NormalClosure, end.ReceivedStatus);
+            Assert.Equal("done", end.ReceivedReason);
+            Assert.Equal(CloseStatus.NormalClosure, end.SentStatus);
+            Assert.Null(end.Error);
+        }
+    }
+
+    [Fact]
+    public async Task TheListenerGetsThePeersPongsInOrderWithItsFrames()
+    {
+        (IContractServer server, ContractRecord record) = await StartAsync(ContractBehaviour.Echo);
+        await using (server)
+        {
+            using ContractClient client = await ContractClient.ConnectAsync(server);
+            await client.SendAsync([
+                .. WireFrames.Client(WebSocketOpcode.Text, "a"u8),
+                .. WireFrames.Client(WebSocketOpcode.Pong, "unsolicited"u8),
+                .. WireFrames.Client(WebSocketOpcode.Text, "b"u8),
+            ]);
+            Assert.Equal((WebSocketOpcode.Text, "a"), Text(await client.ReadFrameAsync()));
+            Assert.Equal((WebSocketOpcode.Text, "b"), Text(await client.ReadFrameAsync()));
+            Assert.Equal(["Text:a", "Pong:unsolicited", "Text:b"], record.Events.ToArray());
+            await client.SendAsync(WireFrames.ClientClose(1000));
+            Assert.Equal(1000, (await client.ReadCloseAsync()).Status);
+            Assert.Equal(WebSocketEndReason.Closed, (await record.NextEndAsync()).EndReason);
+        }
+    }
+
+    [Fact]
+    public async Task AnUnmaskedFrameGets1002ThenTheServersFinAndNothingMoreIsDelivered()
+    {
+        (IContractServer server, ContractRecord record) = await StartAsync(ContractBehaviour.Echo);
+        await using (server)
+        {
+            using ContractClient client = await ContractClient.ConnectAsync(server);
+            await client.SendAsync([.. WireFrames.Frame(0x82, "bad"u8), .. WireFrames.Client(WebSocketOpcode.Text, "after"u8)]);
+            Assert.Equal(1002, (await client.ReadCloseAsync()).Status);
+            await client.AssertEndAsync(); // our output ended right after the Close, before the peer's answer
+            await client.SendAsync(WireFrames.ClientClose(1002));
+            client.Fin();
+
+            WebSocketCloseInfo end = await record.NextEndAsync();
+            Assert.Equal(WebSocketEndReason.ProtocolViolation, end.EndReason);
+            Assert.Equal(ProtocolViolation.UnmaskedFrame, end.Violation);
+            Assert.Equal(CloseStatus.ProtocolError, end.SentStatus);
+            Assert.Null(end.ReceivedStatus); // a failed connection reads nothing more, the peer's Close included
+            Assert.Empty(record.Events);
+        }
+    }
+
+    [Theory]
+    [InlineData(ContractBehaviour.ThrowOnFrame)]
+    [InlineData(ContractBehaviour.ThrowOnReadComplete)]
+    public async Task AListenerThatFailsGets1011AndItsError(ContractBehaviour behaviour)
+    {
+        (IContractServer server, ContractRecord record) = await StartAsync(behaviour);
+        await using (server)
+        {
+            using ContractClient client = await ContractClient.ConnectAsync(server);
+            await client.SendAsync(WebSocketOpcode.Text, "x");
+            (int status, string reason) = await client.ReadCloseAsync();
+            Assert.Equal(1011, status);
+            Assert.Equal("internal error", reason);
+            await client.AssertEndAsync();
+            client.Fin();
+
+            WebSocketCloseInfo end = await record.NextEndAsync();
+            Assert.Equal(WebSocketEndReason.Error, end.EndReason);
+            Assert.Equal(CloseStatus.InternalError, end.SentStatus);
+            Assert.IsType<InvalidOperationException>(end.Error);
+        }
+    }
+
+    [Fact]
+    public async Task APeerThatLeavesWithoutACloseEndsAsTransportClosed()
+    {
+        (IContractServer server, ContractRecord record) = await StartAsync(ContractBehaviour.Echo);
+        await using (server)
+        {
+            using ContractClient client = await ContractClient.ConnectAsync(server);
+            await client.SendAsync(WebSocketOpcode.Text, "x");
+            Assert.Equal((WebSocketOpcode.Text, "x"), Text(await client.ReadFrameAsync()));
+            client.Fin();
+
+            WebSocketCloseInfo end = await record.NextEndAsync();
+            Assert.Equal(WebSocketEndReason.TransportClosed, end.EndReason);
+            Assert.Equal(CloseStatus.AbnormalClosure, end.Status);
+            Assert.Null(end.SentStatus);
+        }
+    }
+
+    [Fact]
+    public async Task TheIdleTimeoutSends1001AndEndsAsIdleTimeout()
+    {
+        var idle = Quick with { IdleTimeout = TimeSpan.FromMilliseconds(300) };
+        (IContractServer server, ContractRecord record) = await StartAsync(ContractBehaviour.Echo, idle);
+        await using (server)
+        {
+            using ContractClient client = await ContractClient.ConnectAsync(server);
+            (int status, string reason) = await client.ReadCloseAsync(); // nothing sent: the server gives up waiting
+            Assert.Equal(1001, status);
+            Assert.Equal("idle timeout", reason);
+            await client.SendAsync(WireFrames.ClientClose(1001));
+            await client.AssertEndAsync();
+
+            WebSocketCloseInfo end = await record.NextEndAsync();
+            Assert.Equal(WebSocketEndReason.IdleTimeout, end.EndReason);
+            Assert.Equal(CloseStatus.GoingAway, end.SentStatus);
+        }
+    }
+
+    private static (WebSocketOpcode, string) Text((WebSocketOpcode Opcode, byte[] Payload)? frame)
+    {
+        Assert.NotNull(frame);
+        return (frame.Value.Opcode, System.Text.Encoding.UTF8.GetString(frame.Value.Payload));
+    }
+}

@@ -1,0 +1,73 @@
+using System.Buffers;
+
+namespace WebSocketCodec.Tests.Driver;
+
+/// <summary>A port that keeps the output in memory: committed bytes, flushed bytes, and how many commits and flushes
+/// it saw. Chunks are <see cref="ChunkSize"/> bytes at most (unless a larger size is asked for), so writes cross
+/// chunk boundaries.</summary>
+internal sealed class BufferTransport(int chunkSize = 4096) : IWebSocketTransport
+{
+    private readonly ArrayBufferWriter<byte> _committed = new();
+    private byte[] _chunk = [];
+
+    public int ChunkSize => chunkSize;
+
+    public int Commits { get; private set; }
+
+    public int Flushes { get; private set; }
+
+    public long FlushedBytes { get; private set; }
+
+    public ReadOnlySpan<byte> Committed => _committed.WrittenSpan;
+
+    public bool CanHalfClose => false;
+
+    public Memory<byte> GetOutputMemory(int sizeHint)
+    {
+        _chunk = new byte[Math.Max(sizeHint, chunkSize)];
+        return _chunk;
+    }
+
+    public void AdvanceOutput(int count)
+    {
+        Commits++;
+        _committed.Write(_chunk.AsSpan(0, count));
+    }
+
+    public ValueTask<bool> FlushAsync()
+    {
+        Flushes++;
+        FlushedBytes = _committed.WrittenCount;
+        return new ValueTask<bool>(true);
+    }
+
+    public void CancelPendingFlush()
+    {
+    }
+
+    public void OnOutputEnding(long bytes)
+    {
+    }
+
+    public ValueTask EndOutputAsync(bool halfClose) => ValueTask.CompletedTask;
+
+    public void Abort()
+    {
+    }
+
+    public void PauseReading()
+    {
+    }
+
+    public void ResumeReading()
+    {
+    }
+
+    public void StopReading()
+    {
+    }
+
+    public void ScheduleTurn()
+    {
+    }
+}
