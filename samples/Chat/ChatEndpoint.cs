@@ -24,7 +24,7 @@ internal static class ChatEndpoint
     private static async Task RunMemberAsync(ChatRooms rooms, HttpContext context, WebSocketConnection connection)
     {
         string name = (string)context.Request.RouteValues["room"]!;
-        ChatRoom room = rooms.Join(name, connection);
+        ChatRoom room = rooms.Join(name, connection.Driver);
         try
         {
             using var listener = new WebSocketMessageListener<ChatMember>(new ChatMember(room, connection), OnMessage, connection.Options.Pool);
@@ -36,7 +36,7 @@ internal static class ChatEndpoint
         }
         finally
         {
-            rooms.Leave(room, connection);
+            rooms.Leave(room, connection.Driver);
         }
     }
 

@@ -59,7 +59,7 @@ internal static class BroadcastServer
                 {
                     var groupFanOut = (GroupFanOut)fanOut;
                     WebSocketGroup group = groupFanOut.Group;
-                    listen.UseWebSockets((accepted, connection) => HoldAsync(connection, group.Add, c => group.Remove(c), StalledMembers.IsStalled(accepted.Target) ? stalled : null, Listener(groupFanOut, relay, relayed), CancellationToken.None), configure: Accept);
+                    listen.UseWebSockets((accepted, connection) => HoldAsync(connection, c => group.Add(c.Driver), c => group.Remove(c.Driver), StalledMembers.IsStalled(accepted.Target) ? stalled : null, Listener(groupFanOut, relay, relayed), CancellationToken.None), configure: Accept);
                 }
             });
         });
@@ -69,7 +69,7 @@ internal static class BroadcastServer
             case GroupFanOut when variant == BroadcastVariants.GroupFastPath:
                 break;
             case GroupFanOut group:
-                app.MapWebSocket("/", (HttpContext context, WebSocketConnection connection) => HoldAsync(connection, group.Group.Add, c => group.Group.Remove(c), Stalled(context, stalled), Listener(group, relay, relayed), context.RequestAborted), Accept);
+                app.MapWebSocket("/", (HttpContext context, WebSocketConnection connection) => HoldAsync(connection, c => group.Group.Add(c.Driver), c => group.Group.Remove(c.Driver), Stalled(context, stalled), Listener(group, relay, relayed), context.RequestAborted), Accept);
                 break;
             case SenderLoopFanOut loop:
                 app.MapWebSocket("/", (HttpContext context, WebSocketConnection connection) => HoldAsync(connection, c => { loop.Members.Add(c); return true; }, loop.Members.Remove, Stalled(context, stalled), new IdleListener(), context.RequestAborted), Accept);

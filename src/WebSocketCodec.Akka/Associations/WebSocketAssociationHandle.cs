@@ -48,7 +48,7 @@ internal sealed class WebSocketAssociationHandle : AssociationHandle
             return true;
         }
 
-        if (_websocket.Driver.CanSend)
+        if (_sender.CanSend)
         {
             AkkaTelemetry.WritesRefused.Add(1);
         }

@@ -24,7 +24,7 @@ public static class WebSocketClient
     {
         ArgumentNullException.ThrowIfNull(uri);
         options ??= WebSocketClientOptions.Default;
-        Subprotocols.ValidateOffer(options.Subprotocols, nameof(options)); // a caller's mistake, not a failed handshake
+        options.Validate(); // a caller's mistake, not a failed handshake
         options.Deflate?.Validate();
         bool secure = uri.Scheme switch
         {

@@ -49,7 +49,7 @@ public static class WebSocketHttp2Client
         };
         request.Headers.Protocol = "websocket";
         request.Headers.TryAddWithoutValidation("sec-websocket-version", "13");
-        Subprotocols.ValidateOffer(options.Subprotocols, nameof(options));
+        options.Validate();
         if (options.Subprotocols.Count > 0)
         {
             request.Headers.TryAddWithoutValidation("sec-websocket-protocol", string.Join(", ", options.Subprotocols));

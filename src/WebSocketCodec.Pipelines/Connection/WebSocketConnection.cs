@@ -12,7 +12,7 @@ namespace WebSocketCodec.Pipelines;
 /// failed connection ends its output right after its Close and discards the peer's side until its end, so a reset
 /// never erases our Close.
 /// </summary>
-public sealed class WebSocketConnection : IDisposable, IAsyncDisposable, IWebSocketGroupMember
+public sealed class WebSocketConnection : IDisposable, IAsyncDisposable
 {
     private readonly PipePort _port;
 
@@ -30,7 +30,8 @@ public sealed class WebSocketConnection : IDisposable, IAsyncDisposable, IWebSoc
         Driver.WritabilityChanged += (_, writable) => WritabilityChanged?.Invoke(this, writable);
     }
 
-    /// <summary>The websocket itself: what this connection runs over its pipe.</summary>
+    /// <summary>The websocket itself: what this connection runs over its pipe (and what joins a
+    /// <see cref="WebSocketGroup"/>).</summary>
     public WebSocketDriver Driver { get; }
 
     /// <summary>Whether outbound bytes waiting for the transport are under the high water mark (after crossing it:
@@ -87,8 +88,6 @@ public sealed class WebSocketConnection : IDisposable, IAsyncDisposable, IWebSoc
 
     /// <summary>Whether the read loop was started (by <c>RunAsync</c>).</summary>
     public bool IsStarted => Driver.IsStarted;
-
-    BroadcastInbox IWebSocketGroupMember.BroadcastInbox => ((IWebSocketGroupMember)Driver).BroadcastInbox;
 
     /// <summary>Runs the callbacks API: hands <paramref name="listenerFactory"/> the frame sender, then reads until the
     /// websocket ends, handing data frames to the listener it returned.</summary>

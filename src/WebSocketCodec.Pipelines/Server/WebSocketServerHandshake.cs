@@ -12,6 +12,9 @@ namespace WebSocketCodec.Pipelines;
 /// </summary>
 public static class WebSocketServerHandshake
 {
+    /// <summary>What a server accepts when the caller gives no options (never handed out, so never changed).</summary>
+    private static readonly WebSocketAcceptOptions DefaultAccept = new();
+
     /// <summary>Runs the handshake.</summary>
     /// <param name="transport">The connection.</param>
     /// <param name="options">What to accept.</param>
@@ -22,7 +25,7 @@ public static class WebSocketServerHandshake
         CancellationToken cancellationToken = default)
     {
         ArgumentNullException.ThrowIfNull(transport);
-        options ??= WebSocketAcceptOptions.Defaults;
+        options ??= DefaultAccept;
         using var deadline = CancellationTokenSource.CreateLinkedTokenSource(cancellationToken);
         deadline.CancelAfter(options.HandshakeTimeout);
         HttpHead? head;

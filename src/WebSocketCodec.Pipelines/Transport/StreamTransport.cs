@@ -24,16 +24,11 @@ public sealed class StreamTransport : IHalfClosingDuplexPipe
     /// <param name="zeroByteReads">Whether the stream supports zero-byte reads (waits until data is available).</param>
     /// <param name="endOutput">Ends our direction after <see cref="Output"/> is completed, leaving the input
     /// readable (for example an HTTP/2 response's <c>CompleteAsync</c>); null when the stream cannot half-close.</param>
+    /// <param name="writesFlush">Whether every write to the stream is flushed already (Kestrel's request and upgrade
+    /// streams): the writer's flushes then make no second call into the stream.</param>
     public StreamTransport(
-        Stream stream, bool leaveOpen = false, int bufferSize = 16 * 1024, bool zeroByteReads = true, Func<ValueTask>? endOutput = null)
-        : this(stream, leaveOpen, bufferSize, zeroByteReads, endOutput, writesFlush: false)
-    {
-    }
-
-    /// <summary>Wraps <paramref name="stream"/> (see the public constructor); with <paramref name="writesFlush"/>, for
-    /// a stream whose every write is flushed already (Kestrel's request and upgrade streams), the writer's flushes make
-    /// no second call into the stream.</summary>
-    internal StreamTransport(Stream stream, bool leaveOpen, int bufferSize, bool zeroByteReads, Func<ValueTask>? endOutput, bool writesFlush)
+        Stream stream, bool leaveOpen = false, int bufferSize = 16 * 1024, bool zeroByteReads = true, Func<ValueTask>? endOutput = null,
+        bool writesFlush = false)
     {
         ArgumentNullException.ThrowIfNull(stream);
         ArgumentOutOfRangeException.ThrowIfLessThan(bufferSize, 1024);

@@ -9,8 +9,9 @@ namespace WebSocketCodec;
 /// parameter, a missing or invalid value); the client offers, then checks the answer and fails the connection on a bad
 /// one.
 /// </summary>
-internal static class PerMessageDeflateNegotiation
+public static class PerMessageDeflateNegotiation
 {
+    /// <summary>The extension's token.</summary>
     public const string Name = "permessage-deflate";
 
     private const string ServerNoContextTakeover = "server_no_context_takeover";

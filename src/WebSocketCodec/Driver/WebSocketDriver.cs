@@ -125,7 +125,7 @@ public sealed partial class WebSocketDriver : IWebSocketGroupMember, IDisposable
     public bool IsStarted => Volatile.Read(ref _started) != 0;
 
     /// <summary>Whether a timer ended the websocket (keep-alive, idle or close timeout), whatever else happened.</summary>
-    internal bool TimedOut => _session.Timeout is not null || _closeTimedOut;
+    public bool TimedOut => _session.Timeout is not null || _closeTimedOut;
 
     internal bool IsOnReadLoop => _loopThread == Environment.CurrentManagedThreadId;
 

@@ -11,7 +11,9 @@ public sealed partial class WebSocketFrameSender
     /// before it runs go out with it: one flush per burst, no timer. On a read loop it is <see cref="TrySend"/>.
     /// </summary>
     /// <returns>Whether the frame was appended (false: not writable now, or closing; nothing was appended).</returns>
-    internal bool TrySendBatched(WebSocketOpcode opcode, ReadOnlySpan<byte> payload)
+    /// <param name="opcode">Text or Binary.</param>
+    /// <param name="payload">The message, copied before the call returns.</param>
+    public bool TrySendBatched(WebSocketOpcode opcode, ReadOnlySpan<byte> payload)
     {
         if (ThreadLocks.Held || _connection.IsOnReadLoop)
         {

@@ -60,7 +60,7 @@ public sealed class WebSocketAcceptOptions
 
     /// <summary>A copy whose later changes do not reach this instance (the collections are shared: they are read only).</summary>
     /// <returns>The copy.</returns>
-    internal WebSocketAcceptOptions Clone() => (WebSocketAcceptOptions)MemberwiseClone();
+    public WebSocketAcceptOptions Clone() => (WebSocketAcceptOptions)MemberwiseClone();
 
     /// <summary>The defaults, for servers given no options (never changed).</summary>
     internal static WebSocketAcceptOptions Defaults { get; } = new();

@@ -28,4 +28,9 @@ public sealed record WebSocketClientOptions
 
     /// <summary>TLS options for <c>wss</c>; <c>TargetHost</c> defaults to the URI's host.</summary>
     public SslClientAuthenticationOptions? Tls { get; init; }
+
+    /// <summary>Checks what a client was given before it connects: the subprotocols to offer are HTTP tokens (RFC 6455
+    /// section 4.1), none twice. A client calls it first: a caller's mistake is not a failed handshake.</summary>
+    /// <exception cref="ArgumentException">A subprotocol is not a token, or is offered twice.</exception>
+    public void Validate() => WebSocketCodec.Subprotocols.ValidateOffer(Subprotocols, "options");
 }

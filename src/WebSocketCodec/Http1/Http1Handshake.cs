@@ -116,7 +116,14 @@ public static class Http1Handshake
     /// <summary>As the public overload, and with permessage-deflate offered (<paramref name="offeredDeflate"/> set) the
     /// server's <c>Sec-WebSocket-Extensions</c> is checked against the offer: absent (declined) is fine, a valid answer
     /// gives <paramref name="deflate"/>, anything else fails the handshake (RFC 7692 §5).</summary>
-    internal static string? ValidateResponse(
+    /// <param name="response">The server's response head.</param>
+    /// <param name="key">The <c>Sec-WebSocket-Key</c> the client sent.</param>
+    /// <param name="offeredSubprotocols">The subprotocols the client offered.</param>
+    /// <param name="offeredDeflate">The permessage-deflate the client offered, or null.</param>
+    /// <param name="deflate">What the server's answer settled, or null when it declined (or nothing was offered).</param>
+    /// <returns>The subprotocol the server chose, or null.</returns>
+    /// <exception cref="WebSocketHandshakeException">The response does not complete the handshake.</exception>
+    public static string? ValidateResponse(
         HttpHead response, string key, IReadOnlyCollection<string> offeredSubprotocols,
         PerMessageDeflateOptions? offeredDeflate, out DeflateParameters? deflate)
     {

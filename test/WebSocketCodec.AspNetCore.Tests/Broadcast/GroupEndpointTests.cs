@@ -45,14 +45,14 @@ public sealed class GroupEndpointTests
                         }
                     }
 
-                    group.Add(connection);
+                    group.Add(connection.Driver);
                     try
                     {
                         ended.Enqueue(await connection.RunAsync(sender => new WebSocketMessageListener<WebSocketFrameSender>(sender, static (_, _, _) => { })));
                     }
                     finally
                     {
-                        group.Remove(connection);
+                        group.Remove(connection.Driver);
                     }
                 },
                 options => options.Session = options.Session with

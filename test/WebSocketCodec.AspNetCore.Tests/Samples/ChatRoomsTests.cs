@@ -16,9 +16,9 @@ public sealed class ChatRoomsTests
         // yet taken it out of the list when a new member finds it there.
         var rooms = new ChatRooms();
         using WebSocketConnection last = Member(), joiner = Member();
-        ChatRoom old = rooms.Join("lobby", last);
-        Assert.True(old.Leave(last));            // the leaver, first half: the room is retired
-        ChatRoom joined = rooms.Join("lobby", joiner); // the joiner finds the retired room still listed
+        ChatRoom old = rooms.Join("lobby", last.Driver);
+        Assert.True(old.Leave(last.Driver));            // the leaver, first half: the room is retired
+        ChatRoom joined = rooms.Join("lobby", joiner.Driver); // the joiner finds the retired room still listed
         rooms.Forget(old);                       // the leaver, second half
 
         Assert.NotSame(old, joined);
@@ -38,13 +38,13 @@ public sealed class ChatRoomsTests
         {
             for (int i = 0; i < 5_000; i++)
             {
-                ChatRoom room = rooms.Join("lobby", member);
+                ChatRoom room = rooms.Join("lobby", member.Driver);
                 if (!ReferenceEquals(rooms.Find("lobby"), room))
                 {
                     Interlocked.Increment(ref misses);
                 }
 
-                rooms.Leave(room, member);
+                rooms.Leave(room, member.Driver);
             }
         })));
 

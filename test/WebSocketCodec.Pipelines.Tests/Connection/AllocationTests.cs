@@ -88,7 +88,7 @@ public sealed class AllocationTests(ITestOutputHelper output)
             var connection = new WebSocketConnection(loop.Server, WebSocketRole.Server);
             runs.Add(connection.RunAsync(new RecordingListener(), Loopback.Timeout(60)));
             loops.Add(loop);
-            group.Add(connection);
+            group.Add(connection.Driver);
         }
 
         // The peers read on this thread, without waiting between rounds: a pipe whose reader waits schedules it on

@@ -57,7 +57,7 @@ public sealed class BroadcastTests
         var group = new WebSocketGroup();
         foreach (Member m in new[] { a, b, c })
         {
-            group.Add(m.Connection);
+            group.Add(m.Connection.Driver);
         }
 
         byte[] text = "to everyone"u8.ToArray();
@@ -85,7 +85,7 @@ public sealed class BroadcastTests
         {
             foreach (Member m in members)
             {
-                group.Add(m.Connection);
+                group.Add(m.Connection.Driver);
             }
 
             Task<List<(WebSocketOpcode Opcode, byte[] Payload)>>[] reading = [.. members.Select(m => m.Reader.ReadFramesAsync(Members * PerMember, 60))];
@@ -127,10 +127,10 @@ public sealed class BroadcastTests
         Member[] readers = [.. Enumerable.Range(0, 9).Select(_ => new Member(options))];
         try
         {
-            group.Add(stuck.Connection);
+            group.Add(stuck.Connection.Driver);
             foreach (Member m in readers)
             {
-                group.Add(m.Connection);
+                group.Add(m.Connection.Driver);
             }
 
             const int Messages = 2_000;
@@ -151,7 +151,7 @@ public sealed class BroadcastTests
             }
 
             Assert.True(skipped > 0, "the member that never reads was never skipped");
-            Assert.True(group.Contains(stuck.Connection));
+            Assert.True(group.Contains(stuck.Connection.Driver));
             Assert.False(stuck.Connection.IsWritable);
             Assert.True(stuck.Connection.UnflushedBytes < 16 * 1024 + 8 * 1024, $"{stuck.Connection.UnflushedBytes} bytes held for the stuck member");
         }
@@ -175,8 +175,8 @@ public sealed class BroadcastTests
         var group = new WebSocketGroup(SlowMemberPolicy.Close);
         await using var stuck = new Member(options, pauseWriterThreshold: 8 * 1024);
         await using var reader = new Member(options);
-        group.Add(stuck.Connection);
-        group.Add(reader.Connection);
+        group.Add(stuck.Connection.Driver);
+        group.Add(reader.Connection.Driver);
 
         const int Messages = 1_000;
         Task<List<(WebSocketOpcode Opcode, byte[] Payload)>> reading = reader.Reader.ReadFramesAsync(Messages, 60);
@@ -191,7 +191,7 @@ public sealed class BroadcastTests
         }
 
         Assert.Equal(1, closed);
-        Assert.False(group.Contains(stuck.Connection));
+        Assert.False(group.Contains(stuck.Connection.Driver));
         WebSocketCloseInfo info = await stuck.Run.WaitAsync(TimeSpan.FromSeconds(20));
         Assert.Equal(WebSocketEndReason.SlowConsumer, info.EndReason);
         Assert.Equal(CloseStatus.PolicyViolation, info.SentStatus);
@@ -209,8 +209,8 @@ public sealed class BroadcastTests
         var group = new WebSocketGroup(SlowMemberPolicy.Close);
         await using var stuck = new Member(options, pauseWriterThreshold: 8 * 1024);
         await using var reader = new Member(options);
-        group.Add(stuck.Connection);
-        group.Add(reader.Connection);
+        group.Add(stuck.Connection.Driver);
+        group.Add(reader.Connection.Driver);
 
         const int Messages = 500; // 55 KB: past the high water mark and the transport's, far under the 4 MiB hard limit
         Task<List<(WebSocketOpcode Opcode, byte[] Payload)>> reading = reader.Reader.ReadFramesAsync(Messages, 60);
@@ -226,7 +226,7 @@ public sealed class BroadcastTests
         Assert.Equal(CloseStatus.PolicyViolation, info.SentStatus);
         Assert.Equal(Enumerable.Range(0, Messages), (await reading).Select(f => BinaryPrimitives.ReadInt32BigEndian(f.Payload.AsSpan(4))));
         Assert.Equal(new BroadcastResult(1, 0, 0, 1), group.Broadcast(WebSocketOpcode.Binary, Numbered(0, Messages, 100)));
-        Assert.False(group.Contains(stuck.Connection)); // dropped at that broadcast: it can no longer send
+        Assert.False(group.Contains(stuck.Connection.Driver)); // dropped at that broadcast: it can no longer send
     }
 
     [Fact]
@@ -238,7 +238,7 @@ public sealed class BroadcastTests
         };
         var group = new WebSocketGroup(SlowMemberPolicy.Close);
         await using var slow = new Member(options, pauseWriterThreshold: 4 * 1024);
-        group.Add(slow.Connection);
+        group.Add(slow.Connection.Driver);
 
         // 110 KB, consumed 1.1 KB every 50 ms: about 5 s in all, two and a half slow-consumer timeouts. The reader takes
         // what the transport holds (up to the high water mark at once) and then spends up to about 0.8 s on it: it
@@ -262,7 +262,7 @@ public sealed class BroadcastTests
 
         Assert.Equal(Enumerable.Range(0, Messages), got);
         Assert.False(slow.Run.IsCompleted);
-        Assert.True(group.Contains(slow.Connection));
+        Assert.True(group.Contains(slow.Connection.Driver));
         Assert.Equal(WebSocketSessionState.Open, slow.Connection.State);
     }
 
@@ -292,7 +292,7 @@ public sealed class BroadcastTests
             Task[] draining = [.. members.Where((_, k) => k % 2 == 0).Select(m => m.Loop.DiscardToEndAsync())];
             foreach (Member m in members)
             {
-                group.Add(m.Connection);
+                group.Add(m.Connection.Driver);
             }
 
             await Task.Delay(random.Next(1, 5)); // pacing: let broadcasts reach them
@@ -301,7 +301,7 @@ public sealed class BroadcastTests
                 switch (random.Next(3))
                 {
                     case 0:
-                        group.Remove(m.Connection);
+                        group.Remove(m.Connection.Driver);
                         await m.DisposeAsync();
                         break;
                     case 1:
