@@ -85,7 +85,7 @@ internal sealed class Http2WebSocketRequestHandler(Http2WebSocketServer.Setup se
         }
 
         var websocket = new WebSocketChannelHandler(
-            WebSocketRole.Server, (Func<ChannelFrameSender, IWebSocketFrameListener>)accepted, setup.Accept.Session, setup.Channel, decision.Subprotocol);
+            WebSocketRole.Server, (Func<WebSocketFrameSender, IWebSocketFrameListener>)accepted, setup.Accept.Session, setup.Channel, decision.Subprotocol);
         if (decision.Deflate is { } parameters)
         {
             websocket.EnablePerMessageDeflate(parameters, setup.Accept.Deflate!);
