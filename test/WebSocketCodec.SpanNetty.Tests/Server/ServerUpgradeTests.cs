@@ -108,7 +108,7 @@ public sealed class ServerUpgradeTests : LeakCheckedTests
         EmbeddedChannel channel = Server(new WebSocketAcceptOptions { Subprotocols = ["chat.v2", "chat.v1"] });
         channel.WriteInbound(Wire.Buffer(Wire.Request(extra: "Sec-WebSocket-Protocol: chat.v1, chat.v2\r\n")));
         Assert.Contains("Sec-WebSocket-Protocol: chat.v2\r\n", Encoding.ASCII.GetString(Wire.Outbound(channel)));
-        Assert.Equal("chat.v2", _callbacks!.Sender.Subprotocol);
+        Assert.Equal("chat.v2", _callbacks!.Sender.Driver.Subprotocol);
         channel.FinishAndReleaseAll();
     }
 
