@@ -78,7 +78,13 @@ public sealed class WebSocketChannelHandler : ChannelHandlerAdapter
     }
 
     /// <inheritdoc />
-    public override void HandlerRemoved(IChannelHandlerContext context) => Driver.Abort();
+    public override void HandlerRemoved(IChannelHandlerContext context)
+    {
+        if (!_port.Stopped)
+        {
+            Driver.Abort(); // taken out of a running pipeline; a websocket that is ending closes its channel itself
+        }
+    }
 
     /// <inheritdoc />
     public override void ChannelRead(IChannelHandlerContext context, object message)
