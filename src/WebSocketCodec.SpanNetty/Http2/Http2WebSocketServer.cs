@@ -141,6 +141,7 @@ public static class Http2WebSocketServer
             Route = route;
             Accept = accept?.Clone() ?? WebSocketAcceptOptions.Defaults;
             Accept.Deflate?.Validate();
+            Open = OpenWebSockets.For(accept); // shared by the connections configured with the same options instance
             Channel = channel ?? WebSocketChannelHandlerOptions.Default;
             Http2 = http2 ?? Http2WebSocketServerOptions.Default;
             Http2.Validate();
@@ -150,6 +151,9 @@ public static class Http2WebSocketServer
         public Func<WebSocketUpgradeRequest, string, object?> Route { get; }
 
         public WebSocketAcceptOptions Accept { get; }
+
+        /// <summary>The open websockets counted against <see cref="WebSocketAcceptOptions.MaxConcurrentWebSockets"/>.</summary>
+        public OpenWebSockets? Open { get; }
 
         public WebSocketChannelHandlerOptions Channel { get; }
 

@@ -30,6 +30,7 @@ public sealed class WebSocketServerUpgradeHandler : ChannelHandlerAdapter
     private HeadAccumulator? _head;
     private IScheduledTask? _timeout;
     private bool _done;
+    private readonly OpenWebSockets? _open;
 
     /// <summary>Serves websockets at <paramref name="path"/> (any query), with <paramref name="listenerFactory"/>.</summary>
     public WebSocketServerUpgradeHandler(
@@ -45,6 +46,7 @@ public sealed class WebSocketServerUpgradeHandler : ChannelHandlerAdapter
         _route = route;
         _accept = accept?.Clone() ?? WebSocketAcceptOptions.Defaults;
         _accept.Deflate?.Validate();
+        _open = OpenWebSockets.For(accept); // shared by the handlers made with the same options instance
         _channel = channel ?? WebSocketChannelHandlerOptions.Default;
     }
 
@@ -104,11 +106,17 @@ public sealed class WebSocketServerUpgradeHandler : ChannelHandlerAdapter
     private void Upgrade(IChannelHandlerContext context, HttpHead head, IByteBuffer? rest)
     {
         Func<WebSocketFrameSender, IWebSocketFrameListener>? listenerFactory = null;
+        bool counted = _open?.TryEnter() ?? true;
         WebSocketAcceptDecision decision = WebSocketAcceptDecision.Decide(
-            new WebSocketHandshakeFacts { Method = head.Method, HttpVersion = head.Version, Headers = head, Target = head.Target },
+            new WebSocketHandshakeFacts { Method = head.Method, HttpVersion = head.Version, Headers = head, Target = head.Target, OverCapacity = !counted },
             _accept, (request, target) => (listenerFactory = _route(request, target)) is not null);
         if (!decision.IsAccepted)
         {
+            if (counted)
+            {
+                _open?.Leave();
+            }
+
             rest?.Release();
             Refuse(context, decision.Failure);
             return;
@@ -123,6 +131,7 @@ public sealed class WebSocketServerUpgradeHandler : ChannelHandlerAdapter
             websocket.EnablePerMessageDeflate(parameters, _accept.Deflate!);
         }
 
+        _open?.LeaveWhenEnded(websocket);
         context.Pipeline.AddAfter(context.Name, "websocket", websocket);
         _completion.TrySetResult(websocket);
         if (rest is not null)

@@ -28,6 +28,24 @@ internal static class Completed
         channel.RunPendingTasks();
     }
 
+    /// <summary>Runs the channel's pending tasks until <paramref name="condition"/> holds (the driver's turns may be
+    /// queued from another thread), for at most 10 seconds; returns whether it held.</summary>
+    public static bool Until(EmbeddedChannel channel, Func<bool> condition)
+    {
+        for (int round = 0; round < 2000; round++)
+        {
+            channel.RunPendingTasks();
+            if (condition())
+            {
+                return true;
+            }
+
+            Thread.Sleep(5);
+        }
+
+        return false;
+    }
+
     /// <summary><see cref="Settle"/>, then <see cref="Result{T}(Task{T})"/>.</summary>
     public static T Result<T>(EmbeddedChannel channel, Task<T> task)
     {
