@@ -22,6 +22,9 @@ internal sealed class OpenWebSockets
             ? null
             : Counts.GetValue(options, static o => new OpenWebSockets(o.MaxConcurrentWebSockets));
 
+    /// <summary>Handshakes under way and websockets open.</summary>
+    public int Count => Volatile.Read(ref _admitted);
+
     /// <summary>Counts a handshake in: false when that puts it over the cap (it was not counted then).</summary>
     public bool TryEnter()
     {
