@@ -44,6 +44,8 @@ steps=(
 "afl-negotiation|0|$r/afl-negotiation.md (and the corpus in bench/WebSocketCodec.Fuzz/afl/corpus/negotiation)|bench/WebSocketCodec.Fuzz/afl/run.sh negotiation 20"
 "soak-100m|0|$r/soak-100m.md, .state (a fresh run: the old state file is removed first)|rm -f $r/soak-100m.state
 dotnet run -c Release --project bench/WebSocketCodec.Soak -- --frames 100000000 --seed 1 --segment 5000000 --state $r/soak-100m.state"
+"soak-10m-driver|0|$r/soak-10m-driver.md, .state (the driver's first soak, issue 39: a fresh run)|rm -f $r/soak-10m-driver.state
+dotnet run -c Release --project bench/WebSocketCodec.Soak -- --frames 10000000 --seed 2 --segment 2500000 --state $r/soak-10m-driver.state"
 "scale-19k-after|0|$r/scale-19k-after.md, .json (against scale-19k.json, the run before the idle-memory work)|dotnet run -c Release --project bench/WebSocketCodec.Scale -- --websockets 19000 --client-processes 2 --hold 40 --variants ours-endpoint-messages,ours,raw-upgrade,aspnetcore --gc workstation,server --repeat 1 --before $r/scale-19k.json --markdown $r/scale-19k-after.md --json $r/scale-19k-after.json"
 "echo-sample-19k|0|$r/echo-sample-19k.md|echo_sample 19000 40 2"
 "broadcast-issue24-1000|0|$r/broadcast-issue24-1000.md, .csv|dotnet run -c Release --project bench/WebSocketCodec.Broadcast -- --websockets 1000 --repeat 5 --variants group,sender-loop,aspnet-loop,group-fastpath --report $r/broadcast-issue24-1000"

@@ -17,9 +17,17 @@ public sealed class ContractClient : IDisposable
     private ContractClient(Socket socket) => _socket = socket;
 
     /// <summary>Connects and completes the opening handshake at <c>/ws</c> (asserting 101).</summary>
-    public static async Task<ContractClient> ConnectAsync(IContractServer server)
+    /// <param name="server">The server.</param>
+    /// <param name="receiveBufferSize">The socket's receive buffer, when a test needs a peer that stops reading to
+    /// hold back the server soon.</param>
+    public static async Task<ContractClient> ConnectAsync(IContractServer server, int? receiveBufferSize = null)
     {
         Socket socket = await RawHttp.ConnectAsync(server.EndPoint);
+        if (receiveBufferSize is { } size)
+        {
+            socket.ReceiveBufferSize = size;
+        }
+
         await socket.SendAsync(Encoding.ASCII.GetBytes(RawHttp.Upgrade("/ws")), RawHttp.Timeout());
         string head = await RawHttp.ReadHeadAsync(socket);
         Assert.StartsWith("HTTP/1.1 101 ", head);

@@ -14,6 +14,9 @@ public enum ContractBehaviour
 
     /// <summary>Throws from <see cref="IWebSocketFrameListener.OnReadCompleteAsync"/> after a read that carried data.</summary>
     ThrowOnReadComplete,
+
+    /// <summary>Starts the close handshake (1000 "bye") on the first data frame.</summary>
+    CloseOnFrame,
 }
 
 /// <summary>A listener of the contract suite: records every callback in order (frames, Pongs, the end) and behaves as
@@ -33,6 +36,9 @@ public sealed class ContractListener(WebSocketFrameSender sender, ContractBehavi
                 break;
             case ContractBehaviour.ThrowOnFrame:
                 throw new InvalidOperationException("the application failed");
+            case ContractBehaviour.CloseOnFrame:
+                _ = sender.CloseAsync(CloseStatus.NormalClosure, "bye").AsTask(); // on the loop: completes at once, flushed after the read
+                break;
         }
     }
 

@@ -4,7 +4,7 @@ namespace WebSocketCodec.Testing.Contract;
 /// The behaviour every host of the driver must show, written once and run against each host (a subclass per host
 /// gives <see cref="Host"/>): every listener callback in order, <c>OnPong</c> included; the close exchange; a
 /// violation's Close, then the server's FIN; a failed listener's 1011, from a frame callback or from the end of a read;
-/// a peer that leaves without a Close; the idle timeout.
+/// a peer that leaves without a Close; the idle, keep-alive and close timeouts; a peer that stops reading.
 /// </summary>
 public abstract class WebSocketHostContract
 {
@@ -146,6 +146,85 @@ public abstract class WebSocketHostContract
             WebSocketCloseInfo end = await record.NextEndAsync();
             Assert.Equal(WebSocketEndReason.IdleTimeout, end.EndReason);
             Assert.Equal(CloseStatus.GoingAway, end.SentStatus);
+        }
+    }
+
+    [Fact]
+    public async Task APeerThatNeverAnswersPingsIsClosedByTheKeepAliveTimeout()
+    {
+        var keepAlive = Quick with { KeepAliveInterval = TimeSpan.FromMilliseconds(200), KeepAliveTimeout = TimeSpan.FromMilliseconds(300) };
+        (IContractServer server, ContractRecord record) = await StartAsync(ContractBehaviour.Echo, keepAlive);
+        await using (server)
+        {
+            using ContractClient client = await ContractClient.ConnectAsync(server);
+            (WebSocketOpcode Opcode, byte[] Payload)? ping = await client.ReadFrameAsync();
+            Assert.Equal(WebSocketOpcode.Ping, ping?.Opcode); // never answered
+            (int status, string reason) = await client.ReadCloseAsync();
+            Assert.Equal(1001, status);
+            Assert.Equal("keep-alive timeout", reason);
+            await client.AssertEndAsync(); // given up: the transport is closed without waiting for an answer
+
+            WebSocketCloseInfo end = await record.NextEndAsync();
+            Assert.Equal(WebSocketEndReason.KeepAliveTimeout, end.EndReason);
+            Assert.Equal(CloseStatus.GoingAway, end.SentStatus);
+            Assert.Null(end.ReceivedStatus);
+        }
+    }
+
+    [Fact]
+    public async Task APeerThatNeverAnswersOurCloseIsGivenUpAtTheCloseTimeout()
+    {
+        var closing = Quick with { CloseTimeout = TimeSpan.FromMilliseconds(300) };
+        (IContractServer server, ContractRecord record) = await StartAsync(ContractBehaviour.CloseOnFrame, closing);
+        await using (server)
+        {
+            using ContractClient client = await ContractClient.ConnectAsync(server);
+            await client.SendAsync(WebSocketOpcode.Text, "please close"); // the application closes; we never answer
+            Assert.Equal((1000, "bye"), await client.ReadCloseAsync());
+            await client.AssertEndAsync(); // the server gave up at its close timeout while our side stays open
+
+            WebSocketCloseInfo end = await record.NextEndAsync();
+            Assert.Equal(WebSocketEndReason.CloseTimeout, end.EndReason);
+            Assert.Equal(CloseStatus.NormalClosure, end.SentStatus);
+            Assert.Null(end.ReceivedStatus);
+        }
+    }
+
+    [Fact]
+    public async Task APeerThatStopsReadingIsClosedAsASlowConsumer()
+    {
+        var slow = Quick with
+        {
+            OutboundHighWaterMark = 64 * 1024,
+            OutboundLowWaterMark = 16 * 1024,
+            SlowConsumerTimeout = TimeSpan.FromMilliseconds(500),
+            CloseTimeout = TimeSpan.FromSeconds(1),
+        };
+        (IContractServer server, ContractRecord record) = await StartAsync(ContractBehaviour.Echo, slow);
+        await using (server)
+        {
+            using ContractClient client = await ContractClient.ConnectAsync(server, receiveBufferSize: 4096);
+            byte[] frame = WireFrames.Client(WebSocketOpcode.Binary, new byte[64 * 1024]);
+            Task sending = Task.Run(async () =>
+            {
+                try
+                {
+                    for (int i = 0; i < 2_000; i++)
+                    {
+                        await client.SendAsync(frame); // echo requests we never read the answers to
+                    }
+                }
+                catch (Exception error) when (error is System.Net.Sockets.SocketException or ObjectDisposedException or OperationCanceledException)
+                {
+                    // The server gave us up and tore the connection down.
+                }
+            });
+
+            WebSocketCloseInfo end = await record.NextEndAsync();
+            Assert.Equal(WebSocketEndReason.SlowConsumer, end.EndReason);
+            Assert.Equal(CloseStatus.PolicyViolation, end.SentStatus);
+            client.Dispose();
+            await sending;
         }
     }
 
