@@ -12,7 +12,8 @@ internal sealed partial class ChannelPort : IValueTaskSource<bool>
 {
     private readonly int _chunkSize;
     private readonly FlushItem _flushItem;
-    private readonly Action<Task> _onLastWrite;
+    private readonly Action _onLastWrite;
+    private Task? _lastWrite; // the flush's last write, while it is pending
     private IByteBuffer? _current; // the buffer being written into
     private List<IByteBuffer> _committed = []; // full buffers waiting for the next flush, in order
     private List<IByteBuffer>? _spare; // the list the last batch was written from, for the next
@@ -177,15 +178,22 @@ internal sealed partial class ChannelPort : IValueTaskSource<bool>
         context.Flush();
         if (last.IsCompleted)
         {
-            OnLastWrite(last);
+            CompleteFlush(last.IsCompletedSuccessfully);
         }
         else
         {
-            _ = last.ContinueWith(_onLastWrite, CancellationToken.None, TaskContinuationOptions.ExecuteSynchronously, TaskScheduler.Default);
+            // The cached delegate is the task's continuation itself: no continuation task per flush.
+            _lastWrite = last;
+            last.ConfigureAwait(false).GetAwaiter().UnsafeOnCompleted(_onLastWrite);
         }
     }
 
-    private void OnLastWrite(Task write) => CompleteFlush(write.IsCompletedSuccessfully);
+    private void OnLastWrite()
+    {
+        Task? write = _lastWrite;
+        _lastWrite = null;
+        CompleteFlush(write?.IsCompletedSuccessfully == true);
+    }
 
     private void CompleteFlush(bool taken)
     {
