@@ -115,7 +115,7 @@ public class SpanNettyHttp2AdapterBenchmarks
         return bytes;
     }
 
-    private sealed class Echo(ChannelFrameSender sender) : IWebSocketFrameListener
+    private sealed class Echo(WebSocketFrameSender sender) : IWebSocketFrameListener
     {
         public void OnFrame(WebSocketOpcode opcode, bool fin, int rsv, Span<byte> payload) => sender.Send(opcode, payload, fin);
     }

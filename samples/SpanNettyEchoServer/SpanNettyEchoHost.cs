@@ -141,7 +141,7 @@ public sealed class SpanNettyEchoHost : IAsyncDisposable
 
     /// <summary>Our echo at the path over HTTP/1.1 (upgrade) and HTTP/2 (extended CONNECT) on one port.</summary>
     private static void OnePort(
-        IChannelPipeline pipeline, SpanNettyEchoOptions options, X509Certificate2? certificate, Func<ChannelFrameSender, IWebSocketFrameListener> echo)
+        IChannelPipeline pipeline, SpanNettyEchoOptions options, X509Certificate2? certificate, Func<WebSocketFrameSender, IWebSocketFrameListener> echo)
     {
         var accept = new WebSocketAcceptOptions { Session = options.Session };
         void Http1(IChannelPipeline p) => p.AddLast("upgrade", new WebSocketServerUpgradeHandler(options.Path, echo, accept));

@@ -16,21 +16,6 @@ internal static class ChannelActions
         }
     }
 
-    /// <summary>Closes the channel once <paramref name="lastWrite"/> (and so every write before it) completed, failed
-    /// or not.</summary>
-    public static void CloseAfter(IChannelHandlerContext context, Task lastWrite)
-    {
-        if (lastWrite.IsCompleted)
-        {
-            _ = context.CloseAsync();
-            return;
-        }
-
-        _ = lastWrite.ContinueWith(
-            static (_, state) => ((IChannelHandlerContext)state!).CloseAsync(), context,
-            CancellationToken.None, TaskContinuationOptions.ExecuteSynchronously, TaskScheduler.Default);
-    }
-
     /// <summary>Runs <paramref name="action"/> on the channel's event loop once <paramref name="lastWrite"/> completed,
     /// failed or not.</summary>
     public static void RunAfter(IChannelHandlerContext context, Task lastWrite, Action action)
@@ -62,20 +47,5 @@ internal static class ChannelActions
         {
             _ = promise.TrySetException(write.Exception?.InnerException ?? new ClosedChannelException("The write was cancelled.", null!));
         }
-    }
-
-    /// <summary>Bytes written to the channel and not yet taken by its transport, from its water marks (works on any
-    /// channel, an HTTP/2 stream's included; off the event loop an estimate).</summary>
-    public static long PendingBytes(IChannel channel)
-    {
-        if (!channel.IsActive)
-        {
-            return 0; // closed: nothing will be taken, and its counts may be at their limits
-        }
-
-        IChannelConfiguration configuration = channel.Configuration;
-        return channel.IsWritable
-            ? Math.Max(0, configuration.WriteBufferHighWaterMark - channel.BytesBeforeUnwritable)
-            : configuration.WriteBufferLowWaterMark + Math.Min(channel.BytesBeforeWritable, int.MaxValue);
     }
 }

@@ -18,7 +18,7 @@ namespace WebSocketCodec.SpanNetty;
 public sealed class WebSocketClientUpgradeHandler : ChannelHandlerAdapter
 {
     private readonly Uri _uri;
-    private readonly Func<ChannelFrameSender, IWebSocketFrameListener> _listenerFactory;
+    private readonly Func<WebSocketFrameSender, IWebSocketFrameListener> _listenerFactory;
     private readonly WebSocketClientOptions _options;
     private readonly WebSocketChannelHandlerOptions _channel;
     private readonly string _key = WebSocketHandshake.CreateKey();
@@ -31,7 +31,7 @@ public sealed class WebSocketClientUpgradeHandler : ChannelHandlerAdapter
     /// <summary>Opens a websocket to <paramref name="uri"/> (<c>ws://</c> or <c>wss://</c>; the scheme only sets the
     /// default port in <c>Host</c>, TLS is the pipeline's).</summary>
     public WebSocketClientUpgradeHandler(
-        Uri uri, Func<ChannelFrameSender, IWebSocketFrameListener> listenerFactory, WebSocketClientOptions? options = null, WebSocketChannelHandlerOptions? channel = null)
+        Uri uri, Func<WebSocketFrameSender, IWebSocketFrameListener> listenerFactory, WebSocketClientOptions? options = null, WebSocketChannelHandlerOptions? channel = null)
     {
         ArgumentNullException.ThrowIfNull(uri);
         ArgumentNullException.ThrowIfNull(listenerFactory);

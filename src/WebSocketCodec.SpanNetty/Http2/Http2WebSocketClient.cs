@@ -153,7 +153,7 @@ public sealed class Http2WebSocketClient : IAsyncDisposable
     /// <exception cref="ArgumentException">A subprotocol is not a token or is offered twice, or a header field is not
     /// one an HTTP/2 request may carry.</exception>
     public async Task<Http2ClientWebSocket> OpenAsync(
-        string pathAndQuery, Func<ChannelFrameSender, IWebSocketFrameListener> listenerFactory, WebSocketClientOptions? options = null,
+        string pathAndQuery, Func<WebSocketFrameSender, IWebSocketFrameListener> listenerFactory, WebSocketClientOptions? options = null,
         WebSocketChannelHandlerOptions? channel = null, CancellationToken cancellationToken = default)
     {
         ArgumentException.ThrowIfNullOrEmpty(pathAndQuery);

@@ -20,7 +20,7 @@ internal sealed class Http2WebSocketClientHandshake : ChannelHandlerAdapter
 
     private readonly IHttp2Headers _request;
     private readonly string _target;
-    private readonly Func<ChannelFrameSender, IWebSocketFrameListener> _listenerFactory;
+    private readonly Func<WebSocketFrameSender, IWebSocketFrameListener> _listenerFactory;
     private readonly WebSocketClientOptions _options;
     private readonly WebSocketChannelHandlerOptions _channel;
     private readonly TimeSpan _timeout;
@@ -31,7 +31,7 @@ internal sealed class Http2WebSocketClientHandshake : ChannelHandlerAdapter
     private bool _done;
 
     public Http2WebSocketClientHandshake(
-        IHttp2Headers request, string target, Func<ChannelFrameSender, IWebSocketFrameListener> listenerFactory, WebSocketClientOptions options,
+        IHttp2Headers request, string target, Func<WebSocketFrameSender, IWebSocketFrameListener> listenerFactory, WebSocketClientOptions options,
         WebSocketChannelHandlerOptions channel, TimeSpan timeout, TimeSpan endStreamTimeout)
     {
         _request = request;

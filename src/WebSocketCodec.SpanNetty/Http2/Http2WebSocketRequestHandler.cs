@@ -50,15 +50,21 @@ internal sealed class Http2WebSocketRequestHandler(Http2WebSocketServer.Setup se
         }
 
         object? accepted = null;
+        bool counted = setup.Open?.TryEnter() ?? true;
         WebSocketAcceptDecision decision = WebSocketAcceptDecision.Decide(
             new WebSocketHandshakeFacts
             {
                 Method = request.Method!, IsMultiplexed = true, ConnectProtocol = request.ConnectProtocol, Headers = request,
-                Target = request.Path ?? string.Empty, StreamEnded = _remoteEnded,
+                Target = request.Path ?? string.Empty, StreamEnded = _remoteEnded, OverCapacity = !counted,
             },
             setup.Accept, (upgrade, target) => (accepted = setup.Route(upgrade, target)) is not null);
         if (!decision.IsAccepted)
         {
+            if (counted)
+            {
+                setup.Open?.Leave();
+            }
+
             Refuse(context, decision);
             return;
         }
@@ -80,17 +86,25 @@ internal sealed class Http2WebSocketRequestHandler(Http2WebSocketServer.Setup se
         if (accepted is Http2StreamAccepted handshakeOnly)
         {
             pipeline.Remove(this);
+            if (setup.Open is { } open)
+            {
+                _ = stream.CloseCompletion.ContinueWith(
+                    static (_, state) => ((OpenWebSockets)state!).Leave(), open,
+                    CancellationToken.None, TaskContinuationOptions.ExecuteSynchronously, TaskScheduler.Default);
+            }
+
             handshakeOnly(stream, decision.Request!, decision.Subprotocol);
             return;
         }
 
         var websocket = new WebSocketChannelHandler(
-            WebSocketRole.Server, (Func<ChannelFrameSender, IWebSocketFrameListener>)accepted, setup.Accept.Session, setup.Channel, decision.Subprotocol);
+            WebSocketRole.Server, (Func<WebSocketFrameSender, IWebSocketFrameListener>)accepted, setup.Accept.Session, setup.Channel, decision.Subprotocol);
         if (decision.Deflate is { } parameters)
         {
             websocket.EnablePerMessageDeflate(parameters, setup.Accept.Deflate!);
         }
 
+        setup.Open?.LeaveWhenEnded(websocket);
         pipeline.AddAfter("http2-stream", "websocket", websocket);
         pipeline.Remove(this);
         Http2WebSocketConnection.Of(stream.Parent)?.Add(websocket);

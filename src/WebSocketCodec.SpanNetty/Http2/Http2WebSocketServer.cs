@@ -23,11 +23,11 @@ public static class Http2WebSocketServer
     /// <param name="channel">How each websocket uses its stream's channel.</param>
     /// <param name="http2">Streams per connection and windows.</param>
     public static void Configure(
-        IChannelPipeline pipeline, string path, Func<ChannelFrameSender, IWebSocketFrameListener> listenerFactory,
+        IChannelPipeline pipeline, string path, Func<WebSocketFrameSender, IWebSocketFrameListener> listenerFactory,
         WebSocketAcceptOptions? accept = null, WebSocketChannelHandlerOptions? channel = null, Http2WebSocketServerOptions? http2 = null)
     {
         ArgumentNullException.ThrowIfNull(listenerFactory);
-        Configure(pipeline, new Dictionary<string, Func<ChannelFrameSender, IWebSocketFrameListener>> { [path] = listenerFactory }, accept, channel, http2);
+        Configure(pipeline, new Dictionary<string, Func<WebSocketFrameSender, IWebSocketFrameListener>> { [path] = listenerFactory }, accept, channel, http2);
     }
 
     /// <summary>Serves websockets at each path of <paramref name="paths"/> (any query) with its listener factory.</summary>
@@ -37,11 +37,11 @@ public static class Http2WebSocketServer
     /// <param name="channel">How each websocket uses its stream's channel.</param>
     /// <param name="http2">Streams per connection and windows.</param>
     public static void Configure(
-        IChannelPipeline pipeline, IReadOnlyDictionary<string, Func<ChannelFrameSender, IWebSocketFrameListener>> paths,
+        IChannelPipeline pipeline, IReadOnlyDictionary<string, Func<WebSocketFrameSender, IWebSocketFrameListener>> paths,
         WebSocketAcceptOptions? accept = null, WebSocketChannelHandlerOptions? channel = null, Http2WebSocketServerOptions? http2 = null)
     {
         ArgumentNullException.ThrowIfNull(paths);
-        var copy = new Dictionary<string, Func<ChannelFrameSender, IWebSocketFrameListener>>(paths, StringComparer.Ordinal);
+        var copy = new Dictionary<string, Func<WebSocketFrameSender, IWebSocketFrameListener>>(paths, StringComparer.Ordinal);
         foreach (var (path, factory) in copy)
         {
             ArgumentException.ThrowIfNullOrEmpty(path, nameof(paths));
@@ -139,8 +139,9 @@ public static class Http2WebSocketServer
             WebSocketChannelHandlerOptions? channel, Http2WebSocketServerOptions? http2)
         {
             Route = route;
-            Accept = accept?.Clone() ?? WebSocketAcceptOptions.Defaults;
+            Accept = accept?.Clone() ?? new WebSocketAcceptOptions();
             Accept.Deflate?.Validate();
+            Open = OpenWebSockets.For(accept); // shared by the connections configured with the same options instance
             Channel = channel ?? WebSocketChannelHandlerOptions.Default;
             Http2 = http2 ?? Http2WebSocketServerOptions.Default;
             Http2.Validate();
@@ -150,6 +151,9 @@ public static class Http2WebSocketServer
         public Func<WebSocketUpgradeRequest, string, object?> Route { get; }
 
         public WebSocketAcceptOptions Accept { get; }
+
+        /// <summary>The open websockets counted against <see cref="WebSocketAcceptOptions.MaxConcurrentWebSockets"/>.</summary>
+        public OpenWebSockets? Open { get; }
 
         public WebSocketChannelHandlerOptions Channel { get; }
 

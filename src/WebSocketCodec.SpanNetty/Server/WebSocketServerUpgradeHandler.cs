@@ -9,7 +9,7 @@ namespace WebSocketCodec.SpanNetty;
 /// <summary>Picks the websocket for a validated upgrade request: its callbacks, or null to answer 404.</summary>
 /// <param name="request">The validated request (headers, offered subprotocols).</param>
 /// <param name="target">The request target: path and query, e.g. <c>/chat?room=1</c>.</param>
-public delegate Func<ChannelFrameSender, IWebSocketFrameListener>? WebSocketRoute(WebSocketUpgradeRequest request, string target);
+public delegate Func<WebSocketFrameSender, IWebSocketFrameListener>? WebSocketRoute(WebSocketUpgradeRequest request, string target);
 
 /// <summary>
 /// The server's side of the HTTP/1.1 opening handshake (RFC 6455 §4.2) as the first handler of a SpanNetty pipeline: it
@@ -30,10 +30,11 @@ public sealed class WebSocketServerUpgradeHandler : ChannelHandlerAdapter
     private HeadAccumulator? _head;
     private IScheduledTask? _timeout;
     private bool _done;
+    private readonly OpenWebSockets? _open;
 
     /// <summary>Serves websockets at <paramref name="path"/> (any query), with <paramref name="listenerFactory"/>.</summary>
     public WebSocketServerUpgradeHandler(
-        string path, Func<ChannelFrameSender, IWebSocketFrameListener> listenerFactory, WebSocketAcceptOptions? accept = null, WebSocketChannelHandlerOptions? channel = null)
+        string path, Func<WebSocketFrameSender, IWebSocketFrameListener> listenerFactory, WebSocketAcceptOptions? accept = null, WebSocketChannelHandlerOptions? channel = null)
         : this(RouteFor(path, listenerFactory), accept, channel)
     {
     }
@@ -43,8 +44,9 @@ public sealed class WebSocketServerUpgradeHandler : ChannelHandlerAdapter
     {
         ArgumentNullException.ThrowIfNull(route);
         _route = route;
-        _accept = accept?.Clone() ?? WebSocketAcceptOptions.Defaults;
+        _accept = accept?.Clone() ?? new WebSocketAcceptOptions();
         _accept.Deflate?.Validate();
+        _open = OpenWebSockets.For(accept); // shared by the handlers made with the same options instance
         _channel = channel ?? WebSocketChannelHandlerOptions.Default;
     }
 
@@ -103,12 +105,18 @@ public sealed class WebSocketServerUpgradeHandler : ChannelHandlerAdapter
 
     private void Upgrade(IChannelHandlerContext context, HttpHead head, IByteBuffer? rest)
     {
-        Func<ChannelFrameSender, IWebSocketFrameListener>? listenerFactory = null;
+        Func<WebSocketFrameSender, IWebSocketFrameListener>? listenerFactory = null;
+        bool counted = _open?.TryEnter() ?? true;
         WebSocketAcceptDecision decision = WebSocketAcceptDecision.Decide(
-            new WebSocketHandshakeFacts { Method = head.Method, HttpVersion = head.Version, Headers = head, Target = head.Target },
+            new WebSocketHandshakeFacts { Method = head.Method, HttpVersion = head.Version, Headers = head, Target = head.Target, OverCapacity = !counted },
             _accept, (request, target) => (listenerFactory = _route(request, target)) is not null);
         if (!decision.IsAccepted)
         {
+            if (counted)
+            {
+                _open?.Leave();
+            }
+
             rest?.Release();
             Refuse(context, decision.Failure);
             return;
@@ -123,6 +131,7 @@ public sealed class WebSocketServerUpgradeHandler : ChannelHandlerAdapter
             websocket.EnablePerMessageDeflate(parameters, _accept.Deflate!);
         }
 
+        _open?.LeaveWhenEnded(websocket);
         context.Pipeline.AddAfter(context.Name, "websocket", websocket);
         _completion.TrySetResult(websocket);
         if (rest is not null)
@@ -166,7 +175,7 @@ public sealed class WebSocketServerUpgradeHandler : ChannelHandlerAdapter
         _head = null;
     }
 
-    private static WebSocketRoute RouteFor(string path, Func<ChannelFrameSender, IWebSocketFrameListener> listenerFactory)
+    private static WebSocketRoute RouteFor(string path, Func<WebSocketFrameSender, IWebSocketFrameListener> listenerFactory)
     {
         ArgumentException.ThrowIfNullOrEmpty(path);
         ArgumentNullException.ThrowIfNull(listenerFactory);

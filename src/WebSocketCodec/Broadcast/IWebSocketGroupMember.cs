@@ -1,9 +1,9 @@
 namespace WebSocketCodec;
 
 /// <summary>
-/// A server websocket that can join a <see cref="WebSocketGroup"/>: a <see cref="WebSocketDriver"/> (on the Pipelines
-/// and Kestrel hosts, <c>WebSocketConnection.Driver</c>, HTTP/1.1 and HTTP/2 alike) and, until it runs on the driver, the
-/// SpanNetty <c>ChannelFrameSender</c>. The core implements it; it has nothing to call.
+/// A server websocket that can join a <see cref="WebSocketGroup"/>: a <see cref="WebSocketDriver"/>, whatever its host
+/// (<c>WebSocketConnection.Driver</c> on Pipelines and Kestrel, HTTP/1.1 and HTTP/2 alike; <c>sender.Driver</c> on
+/// SpanNetty). The core implements it; it has nothing to call.
 /// </summary>
 public interface IWebSocketGroupMember
 {

@@ -1,7 +1,7 @@
 namespace WebSocketCodec;
 
 /// <summary>Subprotocol negotiation (RFC 6455 §4.2.2, <c>Sec-WebSocket-Protocol = 1#token</c>).</summary>
-internal static class Subprotocols
+public static class Subprotocols
 {
     /// <summary>
     /// Picks the subprotocol to answer with: the first of <paramref name="supported"/> (the server's order of

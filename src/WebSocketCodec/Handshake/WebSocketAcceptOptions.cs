@@ -49,8 +49,8 @@ public sealed class WebSocketAcceptOptions
     public int MaxRequestHeadLength { get; set; } = HttpHeadParser.DefaultMaxHeadLength;
 
     /// <summary>The most websockets open at once on one Kestrel endpoint (one <c>MapWebSocket</c>, one
-    /// <c>UseWebSockets</c> listener); a handshake beyond gets 503 and is not upgraded. (The SpanNetty handlers
-    /// are created per connection: there the application's channel initializer keeps the count.)
+    /// <c>UseWebSockets</c> listener), or under one options instance on SpanNetty (its handlers are made per
+    /// connection: those made with the same instance share the count); a handshake beyond gets 503 and is not upgraded.
     /// <see cref="Unlimited"/> by default, as Kestrel's own connection limits: a cap is for a server that must keep
     /// memory for other work (the README's scale tool section gives the memory an idle websocket holds).</summary>
     public int MaxConcurrentWebSockets { get; set; } = Unlimited;

@@ -3,8 +3,8 @@ using System.Net.WebSockets;
 namespace WebSocketCodec;
 
 /// <summary>Receives one whole message on the websocket's read loop (or event loop), with no allocation per message.</summary>
-/// <typeparam name="TSender">The host's frame sender: <c>WebSocketFrameSender</c> on a pipe, <c>ChannelFrameSender</c>
-/// on a SpanNetty channel.</typeparam>
+/// <typeparam name="TSender">The frame sender: the core <c>WebSocketFrameSender</c> on every host of the driver (a
+/// pipe, a SpanNetty channel, a port of your own).</typeparam>
 /// <param name="sender">Sends on the same websocket (its synchronous methods may be used here: replies go out with the
 /// read's flush).</param>
 /// <param name="type">Text or Binary.</param>

@@ -14,7 +14,7 @@ namespace WebSocketCodec.SpanNetty.Tests.Broadcast;
 /// Buffers are checked by SpanNetty's leak detector (paranoid) and a counting pool.</summary>
 public sealed class ChannelGroupTests : LeakCheckedTests
 {
-    private sealed class Relay(ChannelFrameSender sender, WebSocketGroup group, ConcurrentQueue<WebSocketCloseInfo> ended) : IWebSocketFrameListener
+    private sealed class Relay(WebSocketFrameSender sender, WebSocketGroup group, ConcurrentQueue<WebSocketCloseInfo> ended) : IWebSocketFrameListener
     {
         public void OnFrame(WebSocketOpcode opcode, bool fin, int rsv, Span<byte> payload)
         {
@@ -28,7 +28,7 @@ public sealed class ChannelGroupTests : LeakCheckedTests
 
         public void OnClose(WebSocketCloseInfo info)
         {
-            group.Remove(sender);
+            group.Remove(sender.Driver);
             ended.Enqueue(info);
         }
     }
@@ -37,7 +37,7 @@ public sealed class ChannelGroupTests : LeakCheckedTests
     private static Task<CallbacksServer> StartJoiningAsync(WebSocketGroup group, ConcurrentQueue<WebSocketCloseInfo> ended) =>
         CallbacksServer.StartAsync(sender =>
         {
-            group.Add(sender);
+            group.Add(sender.Driver);
             return new Relay(sender, group, ended);
         }, WebSocketSessionOptions.Default);
 
@@ -130,7 +130,7 @@ public sealed class ChannelGroupTests : LeakCheckedTests
         const int Messages = 500;
         var group = new WebSocketGroup(SlowMemberPolicy.Close);
         var ended = new ConcurrentQueue<WebSocketCloseInfo>();
-        var joined = new ConcurrentQueue<ChannelFrameSender>();
+        var joined = new ConcurrentQueue<WebSocketFrameSender>();
         var session = WebSocketSessionOptions.Default with
         {
             OutboundHighWaterMark = 64 * 1024, OutboundLowWaterMark = 32 * 1024, CloseTimeout = TimeSpan.FromSeconds(1),
@@ -147,7 +147,7 @@ public sealed class ChannelGroupTests : LeakCheckedTests
         await stuck.SendAsync(Encoding.ASCII.GetBytes(RawHttp.Upgrade("/ws")), SocketFlags.None);
         Assert.StartsWith("HTTP/1.1 101 ", await RawHttp.ReadHeadAsync(stuck)); // from now on nothing is read
         await Eventually.True(() => joined.Count == 1);
-        ChannelFrameSender slow = Assert.Single(joined);
+        WebSocketFrameSender slow = Assert.Single(joined);
         // The kernel's buffers first: fill until TrySend keeps refusing (it takes again, for a moment, after each filler
         // while the channel writes it); at most 64 MiB, or the backpressure is broken.
         byte[] filler = new byte[64 * 1024];
@@ -162,9 +162,9 @@ public sealed class ChannelGroupTests : LeakCheckedTests
         }
 
         await Eventually.True(() => joined.Count == 5);
-        foreach (ChannelFrameSender sender in joined)
+        foreach (WebSocketFrameSender sender in joined)
         {
-            group.Add(sender);
+            group.Add(sender.Driver);
         }
 
         int closed = await PacedBroadcast.UntilASlowMemberIsClosedAsync(group, readers, Messages, length: 256, maxRounds: 20);

@@ -17,8 +17,7 @@ public sealed class ListenerBackpressureTests : LeakCheckedTests
         Assert.False(channel.Configuration.IsAutoRead);
 
         listener.Work.SetResult();
-        channel.RunPendingTasks();
-        Assert.True(channel.Configuration.IsAutoRead);
+        Assert.True(Completed.Until(channel, () => channel.Configuration.IsAutoRead));
         channel.FinishAndReleaseAll();
     }
 
@@ -30,9 +29,14 @@ public sealed class ListenerBackpressureTests : LeakCheckedTests
         channel.WriteInbound(Wire.Buffer(WireFrames.Client(WebSocketOpcode.Binary, [1, 2, 3])));
 
         listener.Work.SetException(new InvalidOperationException("application bug"));
-        channel.RunPendingTasks();
+        var output = new List<byte>();
+        Assert.True(Completed.Until(channel, () =>
+        {
+            output.AddRange(Wire.Outbound(channel));
+            return output.Count > 0;
+        }));
 
-        var frames = WireFrames.Read(Wire.Outbound(channel), WebSocketRole.Client);
+        var frames = WireFrames.Read(output.ToArray(), WebSocketRole.Client);
         var close = Assert.Single(frames);
         Assert.Equal(WebSocketOpcode.Close, close.Opcode);
         Assert.Equal(1011, WireFrames.CloseStatusOf(close.Payload));

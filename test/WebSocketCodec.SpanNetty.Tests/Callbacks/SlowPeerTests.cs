@@ -55,7 +55,7 @@ public sealed class SlowPeerTests(ITestOutputHelper output) : LeakCheckedTests
             await Task.WhenAll(clientPeer!.RunAsync(), serverSide.RunAsync()).WaitAsync(bound.Token);
             output.WriteLine($"{Volume >> 20} MiB each way in {clock.ElapsedMilliseconds} ms");
 
-            WebSocketCloseInfo clientInfo = await client.Sender.CloseAsync().WaitAsync(bound.Token);
+            WebSocketCloseInfo clientInfo = await client.Sender.CloseAndWaitAsync().WaitAsync(bound.Token);
             WebSocketCloseInfo serverInfo = await serverSide.Ended.WaitAsync(bound.Token);
             clientPeer.Check.AssertExactly(Volume, "the client");
             serverSide.Check.AssertExactly(Volume, "the server");
@@ -100,7 +100,7 @@ public sealed class SlowPeerTests(ITestOutputHelper output) : LeakCheckedTests
         }
 
         Assert.False(peer.Sender.IsWritable, $"still writable after {sent >> 20} MiB");
-        Task waiting = peer.Sender.SendAsync(WebSocketOpcode.Binary, Chunk);
+        Task waiting = peer.Sender.SendAsync(WebSocketOpcode.Binary, Chunk).AsTask();
         Assert.False(peer.Sender.TrySend(WebSocketOpcode.Binary, Chunk));
         Assert.False(waiting.IsCompleted, "SendAsync did not wait above the high water mark");
 
@@ -223,7 +223,7 @@ public sealed class SlowPeerTests(ITestOutputHelper output) : LeakCheckedTests
 
     /// <summary>Checks what it receives against <see cref="StreamPattern"/> (never answers from the callbacks) and sends
     /// the pattern from a task of its own.</summary>
-    private sealed class StreamingPeer(ChannelFrameSender sender, long volume) : IWebSocketFrameListener
+    private sealed class StreamingPeer(WebSocketFrameSender sender, long volume) : IWebSocketFrameListener
     {
         private readonly TaskCompletionSource _receivedAll = new(TaskCreationOptions.RunContinuationsAsynchronously);
         private readonly TaskCompletionSource<WebSocketCloseInfo> _ended = new(TaskCreationOptions.RunContinuationsAsynchronously);
@@ -262,11 +262,11 @@ public sealed class SlowPeerTests(ITestOutputHelper output) : LeakCheckedTests
     }
 
     /// <summary>Sends from other threads; records writability changes and the end.</summary>
-    private sealed class PushingPeer(ChannelFrameSender sender) : IWebSocketFrameListener
+    private sealed class PushingPeer(WebSocketFrameSender sender) : IWebSocketFrameListener
     {
         private readonly TaskCompletionSource<WebSocketCloseInfo> _ended = new(TaskCreationOptions.RunContinuationsAsynchronously);
 
-        public ChannelFrameSender Sender => sender;
+        public WebSocketFrameSender Sender => sender;
 
         public List<bool> Writability { get; } = [];
 

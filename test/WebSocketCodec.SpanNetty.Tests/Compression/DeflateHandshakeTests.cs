@@ -104,9 +104,11 @@ public sealed partial class DeflateHandshakeTests : LeakCheckedTests
         var (channel, _, _) = Accept("permessage-deflate; server_max_window_bits=9", new PerMessageDeflateOptions { OwnContextTakeover = true, PeerContextTakeover = true });
         byte[] fits = Encoding.ASCII.GetBytes(new string('a', 512));
         byte[] tooLong = Encoding.ASCII.GetBytes(new string('b', 513));
-        _callbacks!.Sender.Send(WebSocketOpcode.Text, fits);
-        _callbacks.Sender.Send(WebSocketOpcode.Text, tooLong);
-        _callbacks.Sender.Flush();
+        _callbacks!.OnLoop(channel, WebSocketRole.Server, sender =>
+        {
+            sender.Send(WebSocketOpcode.Text, fits);
+            sender.Send(WebSocketOpcode.Text, tooLong);
+        });
         byte[] output = Wire.Outbound(channel);
 
         Assert.Equal(0xC1, output[0]);
@@ -122,18 +124,19 @@ public sealed partial class DeflateHandshakeTests : LeakCheckedTests
     public void FragmentsAndReservationsGoUncompressedAndCompressOutgoingTurnsCompressionOff()
     {
         var (channel, _, _) = Accept("permessage-deflate", new PerMessageDeflateOptions { OwnContextTakeover = true, PeerContextTakeover = true, Threshold = 0 });
-        ChannelFrameSender sender = _callbacks!.Sender;
         byte[] payload = Encoding.ASCII.GetBytes(new string('x', 100));
-        sender.Send(WebSocketOpcode.Binary, payload, fin: false);
-        sender.Send(WebSocketOpcode.Continuation, payload, fin: true);
-        ReservedFrame reserved = sender.Reserve(WebSocketOpcode.Binary, payload.Length);
-        payload.CopyTo(reserved.Payload);
-        reserved.Commit();
-        sender.CompressOutgoing = false;
-        sender.Send(WebSocketOpcode.Binary, payload);
-        sender.CompressOutgoing = true;
-        sender.Send(WebSocketOpcode.Binary, []); // empty, compressed: the single byte 00 (RFC 7692 §7.2.3.6)
-        sender.Flush();
+        _callbacks!.OnLoop(channel, WebSocketRole.Server, sender =>
+        {
+            sender.Send(WebSocketOpcode.Binary, payload, fin: false);
+            sender.Send(WebSocketOpcode.Continuation, payload, fin: true);
+            ReservedFrame reserved = sender.Reserve(WebSocketOpcode.Binary, payload.Length);
+            payload.CopyTo(reserved.Payload);
+            reserved.Commit();
+            sender.CompressOutgoing = false;
+            sender.Send(WebSocketOpcode.Binary, payload);
+            sender.CompressOutgoing = true;
+            sender.Send(WebSocketOpcode.Binary, []); // empty, compressed: the single byte 00 (RFC 7692 §7.2.3.6)
+        });
         byte[] output = Wire.Outbound(channel);
 
         var frames = WireFrames.Read(output.AsSpan(0, 4 * (2 + 100)), WebSocketRole.Client);
@@ -235,8 +238,7 @@ public sealed partial class DeflateHandshakeTests : LeakCheckedTests
         }
 
         byte[] message = Encoding.ASCII.GetBytes(new string('m', 300));
-        websocket.Sender.Send(WebSocketOpcode.Binary, message);
-        websocket.Sender.Flush();
+        Assert.True(websocket.Sender.TrySend(WebSocketOpcode.Binary, message)); // off the read loop: appended and flushed
         byte[] output = Wire.Outbound(channel);
         Assert.Equal(accepted ? 0xC2 : 0x82, output[0]);
         byte[] payload = Unmask(output);

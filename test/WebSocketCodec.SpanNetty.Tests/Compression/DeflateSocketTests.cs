@@ -20,8 +20,8 @@ public sealed class DeflateSocketTests : LeakCheckedTests
 {
     private static readonly string Json = string.Concat(Enumerable.Range(0, 40).Select(i => $"{{\"id\":{i},\"name\":\"user{i % 7}\",\"online\":true}},"));
 
-    private static WebSocketMessageListener<ChannelFrameSender> Echo(ChannelFrameSender sender, CountingPool? pool = null) =>
-        new WebSocketMessageListener<ChannelFrameSender>(sender, static (s, type, payload) =>
+    private static WebSocketMessageListener<WebSocketFrameSender> Echo(WebSocketFrameSender sender, CountingPool? pool = null) =>
+        new WebSocketMessageListener<WebSocketFrameSender>(sender, static (s, type, payload) =>
             s.Send(type == WebSocketMessageType.Text ? WebSocketOpcode.Text : WebSocketOpcode.Binary, payload), pool);
 
     /// <summary>The messages each test sends: repeated JSON (back-references with context), empty, non-ASCII text, a
@@ -216,7 +216,7 @@ public sealed class DeflateSocketTests : LeakCheckedTests
         var pool = new CountingPool();
         var closed = new TaskCompletionSource<WebSocketCloseInfo>(TaskCreationOptions.RunContinuationsAsynchronously);
         await using (CallbacksServer server = await CallbacksServer.StartAsync(
-            sender => new WebSocketMessageListener<ChannelFrameSender>(sender, static (s, type, payload) =>
+            sender => new WebSocketMessageListener<WebSocketFrameSender>(sender, static (s, type, payload) =>
                 s.Send(type == WebSocketMessageType.Text ? WebSocketOpcode.Text : WebSocketOpcode.Binary, payload), pool, info => closed.TrySetResult(info)),
             WebSocketSessionOptions.Default with { Pool = pool }, new PerMessageDeflateOptions { OwnContextTakeover = true, PeerContextTakeover = true }))
         {

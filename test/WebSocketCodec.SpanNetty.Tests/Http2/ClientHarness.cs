@@ -39,7 +39,7 @@ internal static class ClientHarness
         var received = Channel.CreateUnbounded<(WebSocketMessageType, byte[])>();
         Http2ClientWebSocket opened = await client.OpenAsync(
             path,
-            sender => new WebSocketMessageListener<ChannelFrameSender>(
+            sender => new WebSocketMessageListener<WebSocketFrameSender>(
                 sender, (_, type, payload) => received.Writer.TryWrite((type, payload.ToArray())), pool, _ => received.Writer.TryComplete()),
             options);
         return new ReceivingWebSocket(opened, received.Reader);
@@ -98,7 +98,7 @@ internal sealed class ReceivingWebSocket(Http2ClientWebSocket opened, ChannelRea
 
     public Http2StreamByteAdapter Adapter { get; } = opened.Stream.Pipeline.Get<Http2StreamByteAdapter>();
 
-    public Task SendAsync(WebSocketOpcode opcode, byte[] payload) => WebSocket.Sender.SendAsync(opcode, payload);
+    public Task SendAsync(WebSocketOpcode opcode, byte[] payload) => WebSocket.Sender.SendAsync(opcode, payload).AsTask();
 
     public async Task<(WebSocketMessageType Type, byte[] Payload)> ReceiveAsync() =>
         await received.ReadAsync().AsTask().WaitAsync(TimeSpan.FromSeconds(20));
@@ -111,5 +111,5 @@ internal sealed class ReceivingWebSocket(Http2ClientWebSocket opened, ChannelRea
         Assert.Equal(payload, echoed);
     }
 
-    public Task<WebSocketCloseInfo> CloseAsync() => WebSocket.Sender.CloseAsync(CloseStatus.NormalClosure, "bye").WaitAsync(TimeSpan.FromSeconds(20));
+    public Task<WebSocketCloseInfo> CloseAsync() => WebSocket.Sender.CloseAndWaitAsync(CloseStatus.NormalClosure, "bye").WaitAsync(TimeSpan.FromSeconds(20));
 }

@@ -32,7 +32,7 @@ internal sealed class Http2Server : IAsyncDisposable
 
     /// <summary>Serves <paramref name="listenerFactory"/> at <c>/ws</c> (its <c>ended</c> argument records the end).</summary>
     public static Task<Http2Server> StartAsync(
-        Func<ChannelFrameSender, Action<WebSocketCloseInfo>, IWebSocketFrameListener> listenerFactory, WebSocketAcceptOptions? accept = null,
+        Func<WebSocketFrameSender, Action<WebSocketCloseInfo>, IWebSocketFrameListener> listenerFactory, WebSocketAcceptOptions? accept = null,
         WebSocketChannelHandlerOptions? channel = null, Http2WebSocketServerOptions? http2 = null)
     {
         Http2Server? server = null;

@@ -37,7 +37,7 @@ internal sealed class CallbacksServer : IAsyncDisposable
     public IPEndPoint EndPoint => new(IPAddress.Loopback, Url.Port);
 
     public static async Task<CallbacksServer> StartAsync(
-        Func<ChannelFrameSender, IWebSocketFrameListener> exchange, WebSocketSessionOptions session, PerMessageDeflateOptions? deflate = null)
+        Func<WebSocketFrameSender, IWebSocketFrameListener> exchange, WebSocketSessionOptions session, PerMessageDeflateOptions? deflate = null)
     {
         var children = new ConcurrentBag<IChannel>();
         IChannel bound = await new ServerBootstrap()

@@ -24,7 +24,7 @@ internal sealed class SpanNettyClient : IAsyncDisposable
     public static async Task<SpanNettyClient> ConnectAsync(Uri url, WebSocketClientOptions? options = null, PerMessageDeflateOptions? deflate = null)
     {
         var client = new SpanNettyClient(new MultithreadEventLoopGroup(1));
-        var upgrade = new WebSocketClientUpgradeHandler(url, sender => new WebSocketMessageListener<ChannelFrameSender>(sender,
+        var upgrade = new WebSocketClientUpgradeHandler(url, sender => new WebSocketMessageListener<WebSocketFrameSender>(sender,
             (_, type, payload) => client._received.Writer.TryWrite((type, payload.ToArray())),
             onClose: _ => client._received.Writer.TryComplete()), deflate is null ? options : (options ?? WebSocketClientOptions.Default) with { Deflate = deflate });
         try
@@ -57,14 +57,14 @@ internal sealed class SpanNettyClient : IAsyncDisposable
         }
     }
 
-    public Task SendTextAsync(string text) => WebSocket.Sender.SendAsync(WebSocketOpcode.Text, System.Text.Encoding.UTF8.GetBytes(text));
+    public Task SendTextAsync(string text) => WebSocket.Sender.SendAsync(WebSocketOpcode.Text, System.Text.Encoding.UTF8.GetBytes(text)).AsTask();
 
-    public Task SendAsync(WebSocketOpcode opcode, byte[] payload, bool fin = true) => WebSocket.Sender.SendAsync(opcode, payload, fin);
+    public Task SendAsync(WebSocketOpcode opcode, byte[] payload, bool fin = true) => WebSocket.Sender.SendAsync(opcode, payload, fin).AsTask();
 
     public async Task<(WebSocketMessageType Type, byte[] Payload)> ReceiveAsync() =>
         await _received.Reader.ReadAsync().AsTask().WaitAsync(TimeSpan.FromSeconds(20));
 
-    public Task<WebSocketCloseInfo> CloseAsync(ushort status = 1000) => WebSocket.Sender.CloseAsync((CloseStatus)status).WaitAsync(TimeSpan.FromSeconds(20));
+    public Task<WebSocketCloseInfo> CloseAsync(ushort status = 1000) => WebSocket.Sender.CloseAndWaitAsync((CloseStatus)status).WaitAsync(TimeSpan.FromSeconds(20));
 
     /// <summary>Closes the connection (a TLS one after its close_notify is written), then stops the loop: SpanNetty's
     /// socket transport fails the process when an I/O operation completes after its loop has terminated.</summary>

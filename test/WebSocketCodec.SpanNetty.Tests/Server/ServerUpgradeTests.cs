@@ -35,6 +35,39 @@ public sealed class ServerUpgradeTests : LeakCheckedTests
     }
 
     [Fact]
+    public void HandlersMadeWithOneOptionsInstanceShareItsCapOfOpenWebSockets()
+    {
+        var accept = new WebSocketAcceptOptions { MaxConcurrentWebSockets = 1 };
+        EmbeddedChannel first = Server(accept);
+        first.WriteInbound(Wire.Buffer(Wire.Request()));
+        Assert.StartsWith("HTTP/1.1 101 ", Encoding.ASCII.GetString(Wire.Outbound(first)));
+        var websocket = first.Pipeline.Get<WebSocketChannelHandler>();
+
+        // Over the cap: 503, not upgraded (as the Kestrel endpoint answers).
+        EmbeddedChannel second = Server(accept);
+        second.WriteInbound(Wire.Buffer(Wire.Request()));
+        Assert.StartsWith("HTTP/1.1 503 ", Encoding.ASCII.GetString(Wire.Outbound(second)));
+        Assert.Null(second.Pipeline.Get<WebSocketChannelHandler>());
+        second.FinishAndReleaseAll();
+
+        // Options of another instance have a count of their own.
+        EmbeddedChannel other = Server(new WebSocketAcceptOptions { MaxConcurrentWebSockets = 1 });
+        other.WriteInbound(Wire.Buffer(Wire.Request()));
+        Assert.StartsWith("HTTP/1.1 101 ", Encoding.ASCII.GetString(Wire.Outbound(other)));
+        other.FinishAndReleaseAll();
+
+        // Once the first websocket ended, its place is free again.
+        _ = first.CloseAsync();
+        Completed.Settle(first, websocket.Completion);
+        Assert.True(Completed.Until(first, () => OpenWebSockets.For(accept)!.Count == 0)); // counted out after the end
+        EmbeddedChannel third = Server(accept);
+        third.WriteInbound(Wire.Buffer(Wire.Request()));
+        Assert.StartsWith("HTTP/1.1 101 ", Encoding.ASCII.GetString(Wire.Outbound(third)));
+        third.FinishAndReleaseAll();
+        first.FinishAndReleaseAll();
+    }
+
+    [Fact]
     public void ARequestAndAFrameSplitAtEveryByteGiveTheSameAnswer()
     {
         byte[] input = [.. Wire.Request("/ws?x=1"), .. WireFrames.Client(WebSocketOpcode.Binary, [1, 2, 3])];
@@ -108,7 +141,7 @@ public sealed class ServerUpgradeTests : LeakCheckedTests
         EmbeddedChannel channel = Server(new WebSocketAcceptOptions { Subprotocols = ["chat.v2", "chat.v1"] });
         channel.WriteInbound(Wire.Buffer(Wire.Request(extra: "Sec-WebSocket-Protocol: chat.v1, chat.v2\r\n")));
         Assert.Contains("Sec-WebSocket-Protocol: chat.v2\r\n", Encoding.ASCII.GetString(Wire.Outbound(channel)));
-        Assert.Equal("chat.v2", _callbacks!.Sender.Subprotocol);
+        Assert.Equal("chat.v2", _callbacks!.Sender.Driver.Subprotocol);
         channel.FinishAndReleaseAll();
     }
 
