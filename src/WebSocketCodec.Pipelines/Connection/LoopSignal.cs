@@ -14,6 +14,9 @@ internal sealed class LoopSignal : IValueTaskSource
     private int _waiting;
 
     /// <summary>Completes at the next <see cref="Set"/>, or at once when one came since the last wait.</summary>
+    /// <remarks>Every step is an interlocked exchange (a full fence): with a plain write of <c>_waiting</c> followed by
+    /// a read of <c>_signaled</c>, the processor may let the read pass the write, and a <see cref="Set"/> in between
+    /// would see no waiter while the waiter saw no signal: the wake is lost and the loop sleeps until the next one.</remarks>
     public ValueTask WaitAsync()
     {
         if (Interlocked.Exchange(ref _signaled, 0) == 1)
@@ -22,23 +25,22 @@ internal sealed class LoopSignal : IValueTaskSource
         }
 
         _core.Reset();
-        Volatile.Write(ref _waiting, 1);
-        if (Volatile.Read(ref _signaled) == 1 && Interlocked.Exchange(ref _waiting, 0) == 1)
+        Interlocked.Exchange(ref _waiting, 1);
+        if (Interlocked.Exchange(ref _signaled, 0) == 1 && Interlocked.Exchange(ref _waiting, 0) == 1)
         {
-            Volatile.Write(ref _signaled, 0);
-            return default; // set in between: the waiter was taken back
+            return default; // set in between, before it saw the waiter: the waiter was taken back
         }
 
+        // Either no set came, or one took the waiter and completes it.
         return new ValueTask(this, _core.Version);
     }
 
-    /// <summary>Wakes the waiter, or the next wait.</summary>
+    /// <summary>Wakes the waiter, or the next wait (a wake may be spurious: the waiter checks its conditions).</summary>
     public void Set()
     {
-        Volatile.Write(ref _signaled, 1);
+        Interlocked.Exchange(ref _signaled, 1);
         if (Interlocked.Exchange(ref _waiting, 0) == 1)
         {
-            Volatile.Write(ref _signaled, 0);
             _core.SetResult(true);
         }
     }
