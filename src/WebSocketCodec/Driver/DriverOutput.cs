@@ -23,6 +23,7 @@ internal sealed class DriverOutput : IBufferWriter<byte>
     private SideBuffer? _sideWriter;
     private ArrayBufferWriter<byte>? _discard;
     private bool _flushing;
+    private bool _heldBack;
     private bool _ended;
     private long _sideCopied;
     private long _flushed;
@@ -61,6 +62,10 @@ internal sealed class DriverOutput : IBufferWriter<byte>
 
     /// <summary>Whether a flush is under way (the transport has not taken every byte yet).</summary>
     public bool IsFlushing => Volatile.Read(ref _flushing);
+
+    /// <summary>Whether the transport ever held a flush back (the peer, or a buffer below us, once stopped taking our
+    /// bytes): what it took since may still wait below us for a peer that does not read.</summary>
+    public bool WasHeldBack => Volatile.Read(ref _heldBack);
 
     /// <summary>The transport error that ended a flush, if any.</summary>
     public Exception? Error { get; private set; }
@@ -272,6 +277,7 @@ internal sealed class DriverOutput : IBufferWriter<byte>
         {
             if (!flush.IsCompleted)
             {
+                Volatile.Write(ref _heldBack, true);
                 _pending = flush;
                 flush.ConfigureAwait(false).GetAwaiter().UnsafeOnCompleted(_resume);
                 return;

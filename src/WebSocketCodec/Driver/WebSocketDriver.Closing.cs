@@ -126,6 +126,7 @@ public sealed partial class WebSocketDriver
 
         _timer?.Dispose();
         await EndOutputAsync(halfCloseOnly: false).ConfigureAwait(false);
+        await TearDownGivenUpAsync().ConfigureAwait(false);
         Volatile.Read(ref _inbox)?.Abandon(); // group frames still queued go back to their pool
         WebSocketTelemetry.ActiveConnections.Add(-1);
 
@@ -208,6 +209,7 @@ public sealed partial class WebSocketDriver
 
         try
         {
+            _outputEndedAt = Stopwatch.GetTimestamp();
             await _transport.EndOutputAsync(halfClose).ConfigureAwait(false);
         }
         catch (Exception error) when (error is IOException or ObjectDisposedException or InvalidOperationException or OperationCanceledException)
@@ -221,8 +223,46 @@ public sealed partial class WebSocketDriver
         }
     }
 
+    /// <summary>
+    /// A peer given up (a keep-alive or close timeout, a slow consumer, an abort) that once held our output back may
+    /// hold it still, below the driver: a host's own buffers (Kestrel's response pipe, for one) keep what we handed
+    /// over, and the connection open, for as long as the peer does not read, even after our output ended. Unless the
+    /// peer answered with its Close, such a transport is torn down: at once after an abort, otherwise once our last
+    /// bytes (our Close) had <see cref="GiveUpLinger"/> (at most the close timeout) to leave.
+    /// </summary>
+    private async Task TearDownGivenUpAsync()
+    {
+        bool givenUp = _aborted || _slowConsumer || _closeTimedOut
+            || _session.Timeout is SessionTimerResult.KeepAliveTimeout or SessionTimerResult.CloseTimeout;
+        if (!givenUp || _tornDown || !_output.WasHeldBack || _session.ReceivedCloseStatus is not null)
+        {
+            return;
+        }
+
+        if (!_aborted)
+        {
+            TimeSpan linger = (_session.Options.CloseTimeout < GiveUpLinger ? _session.Options.CloseTimeout : GiveUpLinger)
+                - Stopwatch.GetElapsedTime(_outputEndedAt);
+            if (linger > TimeSpan.Zero)
+            {
+                // Real time, whatever clock the session runs on: this bounds how long a socket lingers.
+                await Task.Delay(linger).ConfigureAwait(false);
+            }
+        }
+
+        AbortTransport();
+    }
+
+    /// <summary>How long a given-up peer's transport lingers after our output ended before it is torn down (see
+    /// <see cref="TearDownGivenUpAsync"/>).</summary>
+    internal static readonly TimeSpan GiveUpLinger = TimeSpan.FromSeconds(1);
+
+    private bool _tornDown;
+    private long _outputEndedAt;
+
     private void AbortTransport()
     {
+        _tornDown = true;
         try
         {
             _transport.Abort();

@@ -54,6 +54,63 @@ public sealed class OutboundTests
     }
 
     [Fact]
+    public async Task AGivenUpPeerIsTornDownEvenWhenItsLastBytesWaitBelowADrainedOutput()
+    {
+        // The transport takes 16 KiB before it holds a flush back, like Kestrel's response pipe in front of a socket:
+        // what it took is "flushed" for the websocket, yet it reaches a peer that does not read no more than the rest.
+        var loop = new Loopback(pauseWriterThreshold: 16 * 1024);
+        var options = new WebSocketSessionOptions
+        {
+            KeepAliveInterval = TimeSpan.FromMilliseconds(200), KeepAliveTimeout = TimeSpan.FromMilliseconds(200),
+            SlowConsumerTimeout = TimeSpan.Zero, CloseTimeout = TimeSpan.FromSeconds(30),
+        };
+        var channel = new WebSocketConnection(loop.Server, WebSocketRole.Server, options);
+        int aborts = 0;
+        channel.TransportAbort = () => Interlocked.Increment(ref aborts);
+        var listener = new EchoListener { Sender = channel.Sender };
+        Task<WebSocketCloseInfo> run = channel.RunAsync(listener, Loopback.Timeout());
+
+        // One 32 KiB echo: the transport holds its flush back until the peer has read all of it.
+        await loop.SendAsync(WireFrames.Client(WebSocketOpcode.Binary, new byte[32 * 1024]));
+        byte[] echo = await loop.ReadAsync(4 + (32 * 1024));
+        Assert.Equal(4 + (32 * 1024), echo.Length);
+
+        // From now on the peer reads nothing: the keep-alive's Ping and then its Close are taken by the transport at
+        // once (under its threshold), so our output is drained when the keep-alive gives the peer up.
+        WebSocketCloseInfo info = await run.WaitAsync(TimeSpan.FromSeconds(10));
+
+        Assert.Equal(WebSocketEndReason.KeepAliveTimeout, info.EndReason);
+        Assert.Equal(1, Volatile.Read(ref aborts)); // torn down: completing the output alone would leave it open
+        Assert.True(loop.ServerOutputCompleted()); // our direction was ended first, the Close behind the Ping
+        var frames = WireFrames.Read(await loop.ReadToEndAsync(), WebSocketRole.Client, validateUtf8: false);
+        Assert.Equal([WebSocketOpcode.Ping, WebSocketOpcode.Close], frames.Select(f => f.Opcode));
+    }
+
+    [Fact]
+    public async Task AGivenUpPeerThatNeverHeldOurOutputBackIsNotTornDown()
+    {
+        // A peer that reads but never answers Pings: nothing of ours ever waited, so the Close is delivered and the
+        // output ended in order, without a teardown behind it.
+        var loop = new Loopback(pauseWriterThreshold: 16 * 1024);
+        var options = new WebSocketSessionOptions
+        {
+            KeepAliveInterval = TimeSpan.FromMilliseconds(200), KeepAliveTimeout = TimeSpan.FromMilliseconds(200),
+            CloseTimeout = TimeSpan.FromSeconds(30),
+        };
+        var channel = new WebSocketConnection(loop.Server, WebSocketRole.Server, options);
+        int aborts = 0;
+        channel.TransportAbort = () => Interlocked.Increment(ref aborts);
+        Task<WebSocketCloseInfo> run = channel.RunAsync(new RecordingListener(), Loopback.Timeout());
+
+        WebSocketCloseInfo info = await run.WaitAsync(TimeSpan.FromSeconds(10));
+
+        Assert.Equal(WebSocketEndReason.KeepAliveTimeout, info.EndReason);
+        Assert.Equal(0, Volatile.Read(ref aborts));
+        var frames = WireFrames.Read(await loop.ReadToEndAsync(), WebSocketRole.Client, validateUtf8: false);
+        Assert.Equal([WebSocketOpcode.Ping, WebSocketOpcode.Close], frames.Select(f => f.Opcode));
+    }
+
+    [Fact]
     public async Task SendAsyncWaitsAboveTheHighMarkAndTrySendRefusesUntilThePeerReads()
     {
         var loop = new Loopback(pauseWriterThreshold: 16 * 1024);
