@@ -56,9 +56,10 @@ internal sealed partial class WebSocketEndpointHandler(
             connection.EnablePerMessageDeflate(parameters, options.Deflate!);
         }
 
-        // The connection's end or the client's RST_STREAM aborts this websocket (and only this one).
+        // The connection's end or the client's RST_STREAM ends this websocket (and only this one) as the peer's end
+        // does: Kestrel aborts the request at the client's FIN too, racing the read that sees it.
         using CancellationTokenRegistration aborted = context.RequestAborted.UnsafeRegister(
-            static state => ((WebSocketConnection)state!).Abort(), connection);
+            static state => ((WebSocketConnection)state!).Driver.TransportLost(), connection);
         LogAccepted(logger, request.Path, request.Protocol, subprotocol);
         WebSocketCloseInfo info = await registry.RunAsync(
             connection, () => application(context, connection), error => LogFailed(logger, request.Path, error)).ConfigureAwait(false);

@@ -46,6 +46,41 @@ public abstract class WebSocketHostContract
     }
 
     [Fact]
+    public async Task TheMetricsCountTheWebSocketItsTrafficAndItsEndByStatusAndCause()
+    {
+        // A close status no other test of the process sends: the closes measurement it tags is this websocket's.
+        int status = 4000 + Random.Shared.Next(1000);
+        using var metrics = new ContractMetrics();
+        (IContractServer server, ContractRecord record) = await StartAsync(ContractBehaviour.Echo);
+        await using (server)
+        {
+            using ContractClient client = await ContractClient.ConnectAsync(server);
+            await client.SendAsync(WebSocketOpcode.Text, "counted");
+            Assert.Equal((WebSocketOpcode.Text, "counted"), Text(await client.ReadFrameAsync()));
+            await client.SendAsync(WireFrames.ClientClose((ushort)status, "metrics"));
+            Assert.Equal((status, ""), await client.ReadCloseAsync());
+            await client.AssertEndAsync();
+            WebSocketCloseInfo end = await record.NextEndAsync();
+            Assert.Equal((CloseStatus)status, end.Status);
+        }
+
+        ContractMeasurement close = Assert.Single(metrics.Measurements, m =>
+            m.Instrument == "websocketcodec.closes" && Equals(m.Tags.GetValueOrDefault("websocket.close.status"), status));
+        Assert.Equal(1, close.Value);
+        Assert.Equal(nameof(WebSocketEndReason.Closed), close.Tags["websocket.close.cause"]);
+        Assert.Equal(["websocket.close.cause", "websocket.close.status"], close.Tags.Keys.Order());
+
+        // The rest carries no tag that could tell websockets apart: each counted at least this websocket's share.
+        Assert.True(metrics.Total("websocketcodec.connections") >= 1);
+        Assert.True(metrics.Total("websocketcodec.frames.received") >= 1);
+        Assert.True(metrics.Total("websocketcodec.messages.received") >= 1);
+        Assert.True(metrics.Total("websocketcodec.bytes.received") >= 2 + 4 + "counted".Length);
+        Assert.True(metrics.Total("websocketcodec.bytes.sent") >= 2 + "counted".Length);
+        Assert.Contains(metrics.Measurements, m => m.Instrument == "websocketcodec.connections.active" && m.Value == 1);
+        Assert.Contains(metrics.Measurements, m => m.Instrument == "websocketcodec.connections.active" && m.Value == -1);
+    }
+
+    [Fact]
     public async Task TheListenerGetsThePeersPongsInOrderWithItsFrames()
     {
         (IContractServer server, ContractRecord record) = await StartAsync(ContractBehaviour.Echo);
@@ -69,6 +104,7 @@ public abstract class WebSocketHostContract
     [Fact]
     public async Task AnUnmaskedFrameGets1002ThenTheServersFinAndNothingMoreIsDelivered()
     {
+        using var metrics = new ContractMetrics();
         (IContractServer server, ContractRecord record) = await StartAsync(ContractBehaviour.Echo);
         await using (server)
         {
@@ -86,6 +122,13 @@ public abstract class WebSocketHostContract
             Assert.Null(end.ReceivedStatus); // a failed connection reads nothing more, the peer's Close included
             Assert.Empty(record.Events);
         }
+
+        // Counted by its rule, and the end by its cause (other tests' violations may be counted too).
+        Assert.Contains(metrics.Measurements, m => m.Instrument == "websocketcodec.violations"
+            && Equals(m.Tags.GetValueOrDefault("websocket.violation"), nameof(ProtocolViolation.UnmaskedFrame)));
+        Assert.Contains(metrics.Measurements, m => m.Instrument == "websocketcodec.closes"
+            && Equals(m.Tags.GetValueOrDefault("websocket.close.cause"), nameof(WebSocketEndReason.ProtocolViolation))
+            && Equals(m.Tags.GetValueOrDefault("websocket.close.status"), (int)CloseStatus.ProtocolError));
     }
 
     [Theory]

@@ -113,6 +113,8 @@ public sealed partial class WebSocketDriver
         }
 
         _finished = true;
+        // The cause is what ended the websocket: an abort after this is not, nor a transport the host saw go.
+        _abortedAtEnd = _aborted && !_transportLost;
         _transport.StopReading();
         _ = FinishAsync();
     }
@@ -132,7 +134,7 @@ public sealed partial class WebSocketDriver
 
         // An abort after the connection was failed (a host aborts a request when the peer's FIN ends the connection's
         // input) ends the drain as the transport's end does: the violation or the failed listener stays the cause.
-        bool aborted = _aborted && !_session.IsDraining;
+        bool aborted = _abortedAtEnd && !_session.IsDraining;
         if (aborted && _error is null && _session.ReceivedCloseStatus is null)
         {
             _error = new OperationCanceledException("The websocket was aborted.");
@@ -258,6 +260,7 @@ public sealed partial class WebSocketDriver
     internal static readonly TimeSpan GiveUpLinger = TimeSpan.FromSeconds(1);
 
     private bool _tornDown;
+    private bool _abortedAtEnd;
     private long _outputEndedAt;
 
     private void AbortTransport()

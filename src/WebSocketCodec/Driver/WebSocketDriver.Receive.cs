@@ -201,11 +201,11 @@ public sealed partial class WebSocketDriver
             return;
         }
 
-        if (error is not null && !(_session.IsDraining && IsTransportEnd(error)))
+        if (error is not null && !((_session.IsDraining || _transportLost) && IsTransportEnd(error)))
         {
             // After the connection was failed (our Close sent, our output ended) a reset, or the abort a host makes of
             // the peer's FIN, is only how the transport ends: the violation or the failed listener stays the cause.
-            _error ??= _aborted ? new OperationCanceledException("The websocket was aborted.", error) : error;
+            _error ??= _aborted && !_transportLost ? new OperationCanceledException("The websocket was aborted.", error) : error;
         }
 
         Finish();

@@ -220,6 +220,28 @@ public sealed partial class WebSocketDriver : IWebSocketGroupMember, IDisposable
             return;
         }
 
+        EndNow();
+    }
+
+    /// <summary>The host learnt, outside the loop, that the transport is gone (a server's connection closed or
+    /// aborted, an HTTP/2 stream reset): the websocket ends at once, as it does when its loop sees the peer's end
+    /// (<see cref="WebSocketEndReason.TransportClosed"/> unless something else ended it first), not as an
+    /// application's abort. Any thread.</summary>
+    public void TransportLost()
+    {
+        if (_completion.Task.IsCompleted)
+        {
+            return;
+        }
+
+        _transportLost = true;
+        EndNow();
+    }
+
+    private volatile bool _transportLost;
+
+    private void EndNow()
+    {
         _aborted = true;
         try
         {

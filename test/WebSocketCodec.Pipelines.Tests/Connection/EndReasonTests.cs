@@ -43,6 +43,24 @@ public sealed class EndReasonTests
     }
 
     [Fact]
+    public async Task ATransportTheHostSawGoEndsAsTransportClosedAndALaterAbortChangesNothing()
+    {
+        var loop = new Loopback();
+        var server = new WebSocketConnection(loop.Server, WebSocketRole.Server);
+        var listener = new RecordingListener();
+        Task<WebSocketCloseInfo> run = server.RunAsync(listener, Loopback.Timeout());
+        await loop.SendAsync(WireFrames.Client(WebSocketOpcode.Text, "before"u8));
+        server.Driver.TransportLost(); // as Kestrel's RequestAborted says it, from its own thread
+        server.Abort(); // and the application's abort that may follow
+
+        WebSocketCloseInfo end = await run.WaitAsync(Loopback.Timeout());
+        Assert.Equal(WebSocketEndReason.TransportClosed, end.EndReason);
+        Assert.Null(end.Error);
+        Assert.Equal(CloseStatus.AbnormalClosure, end.Status);
+        Assert.Same(end, await listener.Closed);
+    }
+
+    [Fact]
     public async Task APeerThatLeavesWithoutACloseIsReportedAsTransportClosed()
     {
         var loop = new Loopback();
