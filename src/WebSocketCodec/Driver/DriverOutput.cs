@@ -32,6 +32,7 @@ internal sealed class DriverOutput : IBufferWriter<byte>
     private ValueTask<bool> _pending;
     private readonly Action _resume;
     private TaskCompletionSource? _drained;       // completed when no flush is under way any more
+    private Queue<(long Target, TaskCompletionSource<bool> Done)>? _flushWaiters; // in order of target
     private TaskCompletionSource? _writableAgain; // completed when writable again (or ended)
 
     public DriverOutput(
@@ -205,6 +206,59 @@ internal sealed class DriverOutput : IBufferWriter<byte>
         }
     }
 
+    /// <summary>Completes when the transport has taken every byte appended so far (true), or when the output ended
+    /// before it did (false: the bytes may have left with the transport's end, or not at all). The caller starts the
+    /// flush that takes them.</summary>
+    public Task<bool> FlushedAsync()
+    {
+        lock (Sync)
+        {
+            long target = _direct.Committed + _direct.Pending + SideAppended;
+            if (target <= _flushed)
+            {
+                return Task.FromResult(true);
+            }
+
+            if (_ended && !_flushing)
+            {
+                return Task.FromResult(false);
+            }
+
+            var done = new TaskCompletionSource<bool>(TaskCreationOptions.RunContinuationsAsynchronously);
+            (_flushWaiters ??= new()).Enqueue((target, done));
+            return done.Task;
+        }
+    }
+
+    /// <summary>Completes the waiters whose bytes the transport has taken, or all of them once the output ended
+    /// (outside <see cref="Sync"/>: a waiter's continuation runs asynchronously anyway).</summary>
+    private void WakeFlushWaiters()
+    {
+        while (true)
+        {
+            TaskCompletionSource<bool> done;
+            bool taken;
+            lock (Sync)
+            {
+                if (_flushWaiters is not { Count: > 0 } waiters)
+                {
+                    return;
+                }
+
+                (long target, done) = waiters.Peek();
+                taken = target <= _flushed;
+                if (!taken && !(_ended && !_flushing))
+                {
+                    return;
+                }
+
+                waiters.Dequeue();
+            }
+
+            done.TrySetResult(taken);
+        }
+    }
+
     /// <summary>Completes when no flush is under way.</summary>
     public Task IdleAsync()
     {
@@ -266,6 +320,8 @@ internal sealed class DriverOutput : IBufferWriter<byte>
             _sideWriter?.Release();
             _sideWriter = null;
         }
+
+        WakeFlushWaiters(); // the transport's output ended: what was not taken by a flush is reported as not taken
     }
 
     /// <summary>Runs flushes until nothing appended is left, copying what was appended meanwhile behind the earlier
@@ -336,6 +392,7 @@ internal sealed class DriverOutput : IBufferWriter<byte>
             }
         }
 
+        WakeFlushWaiters();
         if (done)
         {
             if (changed)
@@ -385,6 +442,7 @@ internal sealed class DriverOutput : IBufferWriter<byte>
         }
 
         ReportWritability(_writable); // wakes whoever waits: the output ended
+        WakeFlushWaiters();
         _flushEnded?.Invoke();
     }
 

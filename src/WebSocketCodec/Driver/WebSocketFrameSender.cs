@@ -206,6 +206,29 @@ public sealed partial class WebSocketFrameSender
         Flush(stopped);
     }
 
+    /// <summary>
+    /// Completes when the transport has taken every frame sent so far on this websocket (true), or when the output
+    /// ended before it did (false). <c>SendAsync</c> completes when its frame is in the websocket's output, in order;
+    /// this says when the output reached the transport (a pipe, a socket's buffer, a channel): an application that
+    /// must know its bytes left, before it reports a message delivered, say, awaits it. Any thread; on the read loop
+    /// the loop's flush after the read takes the frames.
+    /// </summary>
+    public Task<bool> FlushedAsync()
+    {
+        if (_connection.IsOnOtherReadLoop)
+        {
+            return Task.Run(FlushedAsync); // another websocket's listener: take this one's lock from the thread pool
+        }
+
+        Task<bool> flushed = _output.FlushedAsync();
+        if (!flushed.IsCompleted && !_connection.IsOnReadLoop)
+        {
+            _output.Flush(); // a flush under way takes them behind its bytes; otherwise this one does
+        }
+
+        return flushed;
+    }
+
     /// <summary>Starts the close handshake (see <see cref="WebSocketDriver.CloseAsync"/>).</summary>
     public ValueTask CloseAsync(CloseStatus status = CloseStatus.NormalClosure, string? reason = null, CancellationToken cancellationToken = default) =>
         _connection.CloseAsync(status, reason, cancellationToken);

@@ -111,6 +111,43 @@ public sealed class OutboundTests
     }
 
     [Fact]
+    public async Task FlushedAsyncCompletesWhenTheTransportTookTheFramesNotWhenTheyWereAppended()
+    {
+        var loop = new Loopback(pauseWriterThreshold: 16 * 1024);
+        var channel = new WebSocketConnection(loop.Server, WebSocketRole.Server, new WebSocketSessionOptions { SlowConsumerTimeout = TimeSpan.Zero });
+        Task<WebSocketCloseInfo> run = channel.RunAsync(new RecordingListener(), Loopback.Timeout());
+        Assert.True(await channel.Sender.FlushedAsync()); // nothing sent yet: nothing to wait for
+
+        await channel.Sender.SendAsync(WebSocketOpcode.Binary, new byte[32 * 1024]); // in the output, in order
+        Task<bool> flushed = channel.Sender.FlushedAsync();
+        await channel.Sender.SendAsync(WebSocketOpcode.Text, "later"u8.ToArray()); // not part of what it waits for
+        Assert.False(flushed.IsCompleted); // the transport holds the flush back until the peer reads
+
+        byte[] read = await loop.ReadAsync(4 + (32 * 1024));
+        Assert.True(await flushed.WaitAsync(Loopback.Timeout()));
+        Assert.True(await channel.Sender.FlushedAsync().WaitAsync(Loopback.Timeout())); // "later" as well, now
+        Assert.True(read.Length >= 4 + (32 * 1024));
+
+        await loop.SendAsync(WireFrames.ClientClose(1000));
+        Assert.True((await run.WaitAsync(Loopback.Timeout())).IsClean);
+    }
+
+    [Fact]
+    public async Task FlushedAsyncSaysFalseWhenTheOutputEndedBeforeTheTransportTookTheFrames()
+    {
+        var loop = new Loopback(pauseWriterThreshold: 16 * 1024);
+        var channel = new WebSocketConnection(loop.Server, WebSocketRole.Server, new WebSocketSessionOptions { SlowConsumerTimeout = TimeSpan.Zero });
+        Task<WebSocketCloseInfo> run = channel.RunAsync(new RecordingListener(), Loopback.Timeout());
+        await channel.Sender.SendAsync(WebSocketOpcode.Binary, new byte[32 * 1024]);
+        Task<bool> flushed = channel.Sender.FlushedAsync();
+        Assert.False(flushed.IsCompleted);
+
+        channel.Abort(); // the peer never read: the stuck flush is cancelled
+        Assert.False(await flushed.WaitAsync(Loopback.Timeout()));
+        Assert.Equal(WebSocketEndReason.Aborted, (await run.WaitAsync(Loopback.Timeout())).EndReason);
+    }
+
+    [Fact]
     public async Task SendAsyncWaitsAboveTheHighMarkAndTrySendRefusesUntilThePeerReads()
     {
         var loop = new Loopback(pauseWriterThreshold: 16 * 1024);
