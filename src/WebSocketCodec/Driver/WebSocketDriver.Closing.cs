@@ -65,10 +65,13 @@ public sealed partial class WebSocketDriver
     }
 
     /// <summary>Applies the session's timers and the slow-consumer policy; returns whether the websocket must end now.</summary>
-    private bool OnTimerDue()
+    /// <param name="acted">Whether the timer did something (a Ping, a Close): a timer that fired a little before its
+    /// deadline (it was armed at the first read of a burst, the deadline counts from the last) only re-arms.</param>
+    private bool OnTimerDue(out bool acted)
     {
         _timerDue = false;
         SessionTimerResult timer;
+        acted = false;
         lock (_output.Sync)
         {
             timer = _session.State == WebSocketSessionState.Closed ? SessionTimerResult.None : _session.OnTimer();
@@ -78,6 +81,7 @@ public sealed partial class WebSocketDriver
                 // The peer took none of our output for the slow-consumer timeout: 1008, then the close timeout bounds
                 // the rest.
                 StartSlowConsumerCloseLocked();
+                acted = true;
             }
             else
             {
@@ -85,6 +89,7 @@ public sealed partial class WebSocketDriver
             }
         }
 
+        acted |= timer != SessionTimerResult.None;
         _output.Flush();
         return timer is SessionTimerResult.KeepAliveTimeout or SessionTimerResult.CloseTimeout;
     }

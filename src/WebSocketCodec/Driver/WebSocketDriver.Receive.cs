@@ -254,16 +254,18 @@ public sealed partial class WebSocketDriver
             _answered = false;
         }
 
-        bool timer = _timerDue;
-        if (timer && OnTimerDue())
+        bool acted = false;
+        if (_timerDue && OnTimerDue(out acted))
         {
             Finish(); // the peer is gone or unresponsive: close the transport now
             return;
         }
 
-        if (Volatile.Read(ref _readPaused) != 0 && !_listenerWaiting && (timer || !_pausedForAnswer || !ShouldPause()))
+        // A timer that did nothing does not resume reading: a peer that sends and never reads would refresh the
+        // keep-alive's clock at every early firing, and never be sent the Ping it cannot answer.
+        if (Volatile.Read(ref _readPaused) != 0 && !_listenerWaiting && (acted || !_pausedForAnswer || !ShouldPause()))
         {
-            // Drained, closing, or a timer ran (read once more: its answer may be waiting).
+            // Drained, closing, or a timer acted (read once more: the answer to its Ping may be waiting).
             Volatile.Write(ref _readPaused, 0);
             _transport.ResumeReading();
         }
