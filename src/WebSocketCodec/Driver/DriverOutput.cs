@@ -234,6 +234,11 @@ internal sealed class DriverOutput : IBufferWriter<byte>
     /// (outside <see cref="Sync"/>: a waiter's continuation runs asynchronously anyway).</summary>
     private void WakeFlushWaiters()
     {
+        if (Volatile.Read(ref _flushWaiters) is null)
+        {
+            return; // nobody ever waited: no lock on the flush path (the queue is made, once, under the lock)
+        }
+
         while (true)
         {
             TaskCompletionSource<bool> done;
