@@ -17,6 +17,10 @@ public enum ContractBehaviour
 
     /// <summary>Starts the close handshake (1000 "bye") on the first data frame.</summary>
     CloseOnFrame,
+
+    /// <summary>Answers each data frame with <see cref="ContractListener.FloodFrames"/> binary frames of
+    /// <see cref="ContractListener.FloodFrameSize"/> bytes, far above any high water mark a case sets.</summary>
+    Flood,
 }
 
 /// <summary>A listener of the contract suite: records every callback in order (frames, Pongs, the end) and behaves as
@@ -36,6 +40,15 @@ public sealed class ContractListener(WebSocketFrameSender sender, ContractBehavi
                 break;
             case ContractBehaviour.ThrowOnFrame:
                 throw new InvalidOperationException("the application failed");
+            case ContractBehaviour.Flood:
+                byte[] block = new byte[FloodFrameSize];
+                for (int i = 0; i < FloodFrames; i++)
+                {
+                    block[0] = (byte)i; // the peer checks the order
+                    sender.Send(WebSocketOpcode.Binary, block);
+                }
+
+                break;
             case ContractBehaviour.CloseOnFrame:
                 _ = sender.CloseAsync(CloseStatus.NormalClosure, "bye").AsTask(); // on the loop: completes at once, flushed after the read
                 break;
@@ -52,7 +65,15 @@ public sealed class ContractListener(WebSocketFrameSender sender, ContractBehavi
         return ValueTask.CompletedTask;
     }
 
+    /// <summary>Frames a <see cref="ContractBehaviour.Flood"/> listener sends for each frame it reads.</summary>
+    public const int FloodFrames = 512; // 8 MiB: more than a loopback connection's kernel buffers hold unread (4 MiB to send, 128 KiB to receive)
+
+    /// <summary>The payload of each of those frames.</summary>
+    public const int FloodFrameSize = 16 * 1024;
+
     public void OnPong(ReadOnlySpan<byte> payload) => record.Events.Enqueue($"Pong:{Encoding.UTF8.GetString(payload)}");
+
+    public void OnWritabilityChanged(bool writable) => record.Writability.Writer.TryWrite(writable);
 
     public void OnClose(WebSocketCloseInfo info) => record.Ends.Writer.TryWrite(info);
 }
@@ -62,6 +83,12 @@ public sealed class ContractRecord
 {
     /// <summary>Frames and Pongs, in the order the listeners got them.</summary>
     public System.Collections.Concurrent.ConcurrentQueue<string> Events { get; } = new();
+
+    /// <summary>The writability changes the listeners were told of, in order.</summary>
+    public Channel<bool> Writability { get; } = Channel.CreateUnbounded<bool>();
+
+    /// <summary>The next writability change, within the test bound.</summary>
+    public async Task<bool> NextWritabilityAsync() => await Writability.Reader.ReadAsync(RawHttp.Timeout());
 
     /// <summary>How the websockets ended.</summary>
     public Channel<WebSocketCloseInfo> Ends { get; } = Channel.CreateUnbounded<WebSocketCloseInfo>();

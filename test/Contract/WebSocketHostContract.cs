@@ -234,6 +234,42 @@ public abstract class WebSocketHostContract
     }
 
     [Fact]
+    public async Task AFloodAboveTheHighMarkMakesTheWebSocketNotWritableUntilThePeerReadsItAll()
+    {
+        var marks = Quick with
+        {
+            OutboundHighWaterMark = 64 * 1024,
+            OutboundLowWaterMark = 16 * 1024,
+            SlowConsumerTimeout = TimeSpan.Zero, // a peer that takes its time is not given up here
+        };
+        (IContractServer server, ContractRecord record) = await StartAsync(ContractBehaviour.Flood, marks);
+        await using (server)
+        {
+            // Default socket buffers: a small fixed one would make TCP crawl (a window under one segment) once we read.
+            using ContractClient client = await ContractClient.ConnectAsync(server);
+            await client.SendAsync(WebSocketOpcode.Text, "flood"); // 8 MiB answered, and nothing read yet
+
+            Assert.False(await record.NextWritabilityAsync()); // the transport holds it back: above the high mark
+            Assert.False(record.Writability.Reader.TryPeek(out _)); // and it stays so while nothing is read
+
+            for (int i = 0; i < ContractListener.FloodFrames; i++)
+            {
+                (WebSocketOpcode Opcode, byte[] Payload)? frame = await client.ReadFrameAsync();
+                Assert.Equal(WebSocketOpcode.Binary, frame?.Opcode);
+                Assert.Equal(ContractListener.FloodFrameSize, frame?.Payload.Length);
+                Assert.Equal((byte)i, frame?.Payload[0]); // in the order sent
+            }
+
+            Assert.True(await record.NextWritabilityAsync()); // drained to the low mark: writable again
+            await client.SendAsync(WireFrames.ClientClose(1000));
+            Assert.Equal((1000, ""), await client.ReadCloseAsync());
+            await client.AssertEndAsync();
+            Assert.Equal(WebSocketEndReason.Closed, (await record.NextEndAsync()).EndReason);
+            Assert.False(record.Writability.Reader.TryPeek(out _)); // one change each way, no flapping
+        }
+    }
+
+    [Fact]
     public async Task APeerThatStopsReadingIsClosedAsASlowConsumer()
     {
         var slow = Quick with
