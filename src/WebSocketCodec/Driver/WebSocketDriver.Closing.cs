@@ -189,7 +189,7 @@ public sealed partial class WebSocketDriver
     private async Task EndOutputCoreAsync(bool halfClose)
     {
         await Task.Yield(); // never under the caller's lock
-        bool givenUp = _aborted || _slowConsumer || _session.Timeout is SessionTimerResult.KeepAliveTimeout or SessionTimerResult.CloseTimeout;
+        bool givenUp = IsGivenUp;
         _output.Flush();
         Task flushed = _output.IdleAsync();
         bool stuck = false;
@@ -239,9 +239,7 @@ public sealed partial class WebSocketDriver
     /// </summary>
     private async Task TearDownGivenUpAsync()
     {
-        bool givenUp = _aborted || _slowConsumer || _closeTimedOut
-            || _session.Timeout is SessionTimerResult.KeepAliveTimeout or SessionTimerResult.CloseTimeout;
-        if (!givenUp || _tornDown || !_output.WasHeldBack || _session.ReceivedCloseStatus is not null)
+        if (!IsGivenUp || _tornDown || !_output.WasHeldBack || _session.ReceivedCloseStatus is not null)
         {
             return;
         }
@@ -263,6 +261,12 @@ public sealed partial class WebSocketDriver
     /// <summary>How long a given-up peer's transport lingers after our output ended before it is torn down (see
     /// <see cref="TearDownGivenUpAsync"/>).</summary>
     internal static readonly TimeSpan GiveUpLinger = TimeSpan.FromSeconds(1);
+
+    /// <summary>Whether the peer was given up rather than closed with: an abort (or a lost transport), a slow
+    /// consumer, the keep-alive or close timeout, or a client's wait for the server's end timed out. Our output is then
+    /// not waited for.</summary>
+    private bool IsGivenUp => _aborted || _slowConsumer || _closeTimedOut
+        || _session.Timeout is SessionTimerResult.KeepAliveTimeout or SessionTimerResult.CloseTimeout;
 
     private bool _tornDown;
     private bool _abortedAtEnd;
