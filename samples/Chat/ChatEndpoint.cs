@@ -49,8 +49,8 @@ internal static class ChatEndpoint
         }
         else
         {
-            // On the read loop the Close is only queued (the loop flushes it): the task is already complete.
-            _ = member.Connection.CloseAsync(CloseStatus.UnsupportedData, "text messages only").AsTask();
+            // On the read loop: the Close is queued and the loop flushes it; the task completes when the handshake ends.
+            _ = member.Connection.CloseAsync(CloseStatus.UnsupportedData, "text messages only");
         }
     }
 

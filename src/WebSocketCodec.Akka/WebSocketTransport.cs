@@ -182,7 +182,7 @@ public sealed class WebSocketTransport : global::Akka.Remote.Transport.Transport
         }
         catch (OperationCanceledException)
         {
-            await websocket.CloseAndWaitAsync(CloseStatus.GoingAway, "actor system shutting down").ConfigureAwait(false);
+            await websocket.CloseAsync(CloseStatus.GoingAway, "actor system shutting down").ConfigureAwait(false);
             return;
         }
 

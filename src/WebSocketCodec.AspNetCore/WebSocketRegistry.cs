@@ -39,11 +39,11 @@ internal sealed class WebSocketRegistry(int maxOpen)
             catch (Exception error) when (!connection.Completion.IsCompleted)
             {
                 onFailed?.Invoke(error);
-                await connection.CloseAndWaitAsync(CloseStatus.InternalError, "internal error").ConfigureAwait(false);
+                await connection.CloseAsync(CloseStatus.InternalError, "internal error").ConfigureAwait(false);
                 throw;
             }
 
-            return await connection.CloseAndWaitAsync().ConfigureAwait(false);
+            return await connection.CloseAsync().ConfigureAwait(false);
         }
         finally
         {
@@ -73,7 +73,6 @@ internal sealed class WebSocketRegistry(int maxOpen)
         try
         {
             await connection.CloseAsync(CloseStatus.GoingAway, "server shutting down").ConfigureAwait(false);
-            await connection.Completion.ConfigureAwait(false);
         }
         catch (Exception error) when (error is InvalidOperationException or IOException or OperationCanceledException)
         {

@@ -50,7 +50,8 @@ public sealed class ContractListener(WebSocketFrameSender sender, ContractBehavi
 
                 break;
             case ContractBehaviour.CloseOnFrame:
-                _ = sender.CloseAsync(CloseStatus.NormalClosure, "bye").AsTask(); // on the loop: completes at once, flushed after the read
+                // On the loop the Close is flushed after the read; the task completes when the handshake has ended.
+                record.Closes.Writer.TryWrite(sender.CloseAsync(CloseStatus.NormalClosure, "bye"));
                 break;
         }
     }
@@ -89,6 +90,10 @@ public sealed class ContractRecord
 
     /// <summary>The next writability change, within the test bound.</summary>
     public async Task<bool> NextWritabilityAsync() => await Writability.Reader.ReadAsync(RawHttp.Timeout());
+
+    /// <summary>The tasks <see cref="WebSocketFrameSender.CloseAsync"/> returned to a <see cref="ContractBehaviour.CloseOnFrame"/>
+    /// listener.</summary>
+    public Channel<Task<WebSocketCloseInfo>> Closes { get; } = Channel.CreateUnbounded<Task<WebSocketCloseInfo>>();
 
     /// <summary>How the websockets ended.</summary>
     public Channel<WebSocketCloseInfo> Ends { get; } = Channel.CreateUnbounded<WebSocketCloseInfo>();

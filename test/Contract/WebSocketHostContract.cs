@@ -215,6 +215,29 @@ public abstract class WebSocketHostContract
     }
 
     [Fact]
+    public async Task CloseAsyncCompletesWhenTheHandshakeHasEndedWithHowItEnded()
+    {
+        (IContractServer server, ContractRecord record) = await StartAsync(ContractBehaviour.CloseOnFrame);
+        await using (server)
+        {
+            using ContractClient client = await ContractClient.ConnectAsync(server);
+            await client.SendAsync(WebSocketOpcode.Text, "please close");
+            Assert.Equal((1000, "bye"), await client.ReadCloseAsync());
+            Task<WebSocketCloseInfo> closing = await record.Closes.Reader.ReadAsync(RawHttp.Timeout());
+            Assert.False(closing.IsCompleted); // our Close went out, but the peer has not answered (close timeout 30 s)
+
+            await client.SendAsync(WireFrames.ClientClose(4001, "answered"));
+            await client.AssertEndAsync();
+            WebSocketCloseInfo closed = await closing.WaitAsync(RawHttp.Timeout());
+            Assert.Same(await record.NextEndAsync(), closed);
+            Assert.Equal(WebSocketEndReason.Closed, closed.EndReason);
+            Assert.Equal(CloseStatus.NormalClosure, closed.SentStatus);
+            Assert.Equal((CloseStatus)4001, closed.ReceivedStatus);
+            Assert.Equal("answered", closed.ReceivedReason);
+        }
+    }
+
+    [Fact]
     public async Task APeerThatNeverAnswersOurCloseIsGivenUpAtTheCloseTimeout()
     {
         var closing = Quick with { CloseTimeout = TimeSpan.FromMilliseconds(300) };

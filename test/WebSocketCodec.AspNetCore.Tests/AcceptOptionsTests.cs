@@ -19,8 +19,8 @@ public sealed class AcceptOptionsTests : IAsyncLifetime
             }),
             map: app =>
             {
-                app.MapWebSocket("/own", (_, websocket) => websocket.CloseAndWaitAsync(), o => o.Subprotocols = ["own", "base"]);
-                app.MapWebSocket("/inherited", (_, websocket) => websocket.CloseAndWaitAsync());
+                app.MapWebSocket("/own", (_, websocket) => websocket.CloseAsync(), o => o.Subprotocols = ["own", "base"]);
+                app.MapWebSocket("/inherited", (_, websocket) => websocket.CloseAsync());
             });
 
     public async Task DisposeAsync() => await _host.DisposeAsync();

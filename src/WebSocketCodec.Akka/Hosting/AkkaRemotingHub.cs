@@ -43,7 +43,7 @@ internal sealed class AkkaRemotingHub(IServer server)
             return transport.RunInboundAsync(websocket, context.Connection.RemoteIpAddress?.ToString(), context.Connection.RemotePort);
         }
 
-        return websocket.CloseAndWaitAsync(CloseStatus.GoingAway, "no such actor system here");
+        return websocket.CloseAsync(CloseStatus.GoingAway, "no such actor system here");
     }
 
     /// <summary>The port the application listens on (the first of its bound addresses), once it has started.</summary>

@@ -122,17 +122,12 @@ public sealed class WebSocketConnection : IDisposable, IAsyncDisposable
         }
     }
 
-    /// <summary>Starts the close handshake: sends a Close with <paramref name="status"/> and waits until it is flushed
-    /// (the peer's answer is awaited by the read loop within the close timeout; <see cref="Completion"/> then
-    /// completes). Does nothing if a Close was sent already. Safe from any thread and from a listener callback.</summary>
-    public ValueTask CloseAsync(
-        CloseStatus status = CloseStatus.NormalClosure, string? reason = null, CancellationToken cancellationToken = default) =>
-        Driver.CloseAsync(status, reason, cancellationToken);
-
-    /// <summary>Closes and waits until the websocket has ended: sends a Close (unless one was sent), runs the read loop
-    /// if the application never started it (data frames are then discarded), and waits for the peer's Close within the
-    /// close timeout.</summary>
-    public async Task<WebSocketCloseInfo> CloseAndWaitAsync(
+    /// <summary>Closes: sends a Close (unless one was sent), runs the read loop if the application never started it (data
+    /// frames are then discarded), and completes when the websocket has ended: the peer's Close arrived, or the close
+    /// timeout passed (then the transport is closed anyway). Safe from any thread; a listener callback must not block on
+    /// the returned task (its loop reads the peer's Close).</summary>
+    /// <returns>How the websocket ended (the same as <see cref="Completion"/>).</returns>
+    public Task<WebSocketCloseInfo> CloseAsync(
         CloseStatus status = CloseStatus.NormalClosure, string? reason = null, CancellationToken cancellationToken = default)
     {
         if (!IsStarted)
@@ -140,25 +135,20 @@ public sealed class WebSocketConnection : IDisposable, IAsyncDisposable
             _ = RunAsync(DiscardingListener.Instance, CancellationToken.None);
         }
 
-        if (!Completion.IsCompleted)
-        {
-            await CloseAsync(status, reason, cancellationToken).ConfigureAwait(false);
-        }
-
-        return await Completion.WaitAsync(cancellationToken).ConfigureAwait(false);
+        return Driver.CloseAsync(status, reason, cancellationToken);
     }
 
     /// <summary>Ends the websocket at once, without a close handshake.</summary>
     public void Abort() => Driver.Abort();
 
-    /// <summary>Ends the websocket gracefully if it has not ended (<see cref="CloseAndWaitAsync"/> with 1000, bounded by
+    /// <summary>Ends the websocket gracefully if it has not ended (<see cref="CloseAsync"/> with 1000, bounded by
     /// the close timeout), then releases it.</summary>
     /// <returns>Completes when the websocket has ended and its buffers are returned.</returns>
     public async ValueTask DisposeAsync()
     {
         if (!Completion.IsCompleted)
         {
-            await CloseAndWaitAsync().ConfigureAwait(false);
+            await CloseAsync().ConfigureAwait(false);
         }
 
         Dispose();

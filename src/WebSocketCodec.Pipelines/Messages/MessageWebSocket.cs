@@ -90,12 +90,7 @@ public sealed class MessageWebSocket : IAsyncDisposable
     {
         Start(CancellationToken.None);
         _listener.ReleasePause(); // the peer's Close must be read even if unreceived messages fill the queue
-        if (!_connection.Completion.IsCompleted)
-        {
-            await _connection.CloseAsync(status, reason, cancellationToken).ConfigureAwait(false);
-        }
-
-        return await _connection.Completion.WaitAsync(cancellationToken).ConfigureAwait(false);
+        return await _connection.CloseAsync(status, reason, cancellationToken).ConfigureAwait(false);
     }
 
     /// <summary>Ends at once, without a close handshake.</summary>

@@ -92,7 +92,9 @@ public sealed class PipeWebSocket : WebSocket
     {
         if (!_messages.Completion.IsCompleted)
         {
-            await _messages.Connection.CloseAsync((CloseStatus)closeStatus, statusDescription, cancellationToken).ConfigureAwait(false);
+            // Our Close is sent; the handshake's end is the read side's business (ReceiveAsync sees the peer's Close).
+            _ = _messages.Connection.CloseAsync((CloseStatus)closeStatus, statusDescription, CancellationToken.None);
+            await _messages.Connection.Sender.FlushedAsync().WaitAsync(cancellationToken).ConfigureAwait(false);
         }
     }
 

@@ -135,15 +135,8 @@ public sealed class WebSocketChannelHandler : ChannelHandlerAdapter
     }
 
     /// <summary>Starts the close handshake from any thread; completes when the websocket has ended.</summary>
-    internal async Task<WebSocketCloseInfo> CloseAsync(CloseStatus status, string? reason)
-    {
-        if (_context is not null)
-        {
-            await Driver.CloseAsync(status, reason).ConfigureAwait(false);
-        }
-
-        return await Completion.ConfigureAwait(false);
-    }
+    internal Task<WebSocketCloseInfo> CloseAsync(CloseStatus status, string? reason) =>
+        _context is not null ? Driver.CloseAsync(status, reason) : Completion;
 
     /// <summary>Turns permessage-deflate on, as the handshake settled it (before the handler is added: the upgrade
     /// handlers call it).</summary>

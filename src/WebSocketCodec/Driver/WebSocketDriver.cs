@@ -175,19 +175,26 @@ public sealed partial class WebSocketDriver : IWebSocketGroupMember, IDisposable
         }
     }
 
-    /// <summary>Starts the close handshake: sends a Close with <paramref name="status"/> and waits until it is flushed
-    /// (the peer's answer is awaited within the close timeout; <see cref="Completion"/> then completes). Does nothing if
-    /// a Close was sent already. Safe from any thread and from a listener callback.</summary>
+    /// <summary>Closes: sends a Close with <paramref name="status"/> (unless a Close was sent already) and completes when
+    /// the websocket has ended: the peer's Close arrived and the transport closed, or the close timeout passed (then the
+    /// transport is closed anyway), or something else ended it first. Safe from any thread. A listener callback must not
+    /// block on the returned task: the peer's Close is read by the loop that runs the callback.</summary>
     /// <param name="status">The close status.</param>
     /// <param name="reason">The close reason (at most 123 bytes of UTF-8).</param>
-    /// <param name="cancellationToken">Stops waiting for the flush (the Close stays sent).</param>
-    /// <returns>Completes when the Close was flushed (at once on the loop, which flushes after the read).</returns>
-    public async ValueTask CloseAsync(
+    /// <param name="cancellationToken">Stops waiting (the Close stays sent and the handshake goes on).</param>
+    /// <returns>How the websocket ended (the same as <see cref="Completion"/>).</returns>
+    public Task<WebSocketCloseInfo> CloseAsync(
         CloseStatus status = CloseStatus.NormalClosure, string? reason = null, CancellationToken cancellationToken = default)
     {
+        if (_completion.Task.IsCompleted)
+        {
+            return _completion.Task;
+        }
+
         if (IsOnOtherReadLoop)
         {
-            await Task.Yield(); // another websocket's listener: take this one's lock from the thread pool
+            // another websocket's listener: take this one's lock from the thread pool
+            return Task.Run(() => CloseAsync(status, reason, cancellationToken), CancellationToken.None);
         }
 
         bool started;
@@ -202,14 +209,10 @@ public sealed partial class WebSocketDriver : IWebSocketGroupMember, IDisposable
 
         if (started && !IsOnReadLoop && !_aborted)
         {
-            // On the loop, the loop flushes after this read; elsewhere flush now.
-            _output.Flush();
-            Task flushed = _output.IdleAsync();
-            if (!flushed.IsCompleted)
-            {
-                await flushed.WaitAsync(cancellationToken).ConfigureAwait(false);
-            }
+            _output.Flush(); // on the loop, the loop flushes after this read; elsewhere flush now
         }
+
+        return cancellationToken.CanBeCanceled ? _completion.Task.WaitAsync(cancellationToken) : _completion.Task;
     }
 
     /// <summary>Ends the websocket at once, without a close handshake (any thread).</summary>

@@ -229,8 +229,8 @@ public sealed partial class WebSocketFrameSender
         return flushed;
     }
 
-    /// <summary>Starts the close handshake (see <see cref="WebSocketDriver.CloseAsync"/>).</summary>
-    public ValueTask CloseAsync(CloseStatus status = CloseStatus.NormalClosure, string? reason = null, CancellationToken cancellationToken = default) =>
+    /// <summary>Closes, and completes when the websocket has ended (see <see cref="WebSocketDriver.CloseAsync"/>).</summary>
+    public Task<WebSocketCloseInfo> CloseAsync(CloseStatus status = CloseStatus.NormalClosure, string? reason = null, CancellationToken cancellationToken = default) =>
         _connection.CloseAsync(status, reason, cancellationToken);
 
     /// <summary>A send from another websocket's read loop, which holds that websocket's lock: waiting for this one's

@@ -41,17 +41,17 @@ public sealed class HandshakeTelemetryTests
         listener.Start();
 
         await using KestrelHost host = await KestrelHost.StartAsync(
-            map: app => app.MapWebSocket("/telemetry-ws", (_, channel) => channel.CloseAndWaitAsync()),
+            map: app => app.MapWebSocket("/telemetry-ws", (_, channel) => channel.CloseAsync()),
             sharedPort: true);
         using var invoker = new HttpMessageInvoker(WebSocketHttp2Client.CreateHandler());
         using (WebSocketConnection overHttp2 = await WebSocketHttp2Client.ConnectAsync(invoker, host.WebSocketUrl("/telemetry-ws")))
         {
-            await overHttp2.CloseAndWaitAsync();
+            await overHttp2.CloseAsync();
         }
 
         using (WebSocketConnection overHttp11 = await WebSocketClient.ConnectAsync(host.WebSocketUrl("/telemetry-ws")))
         {
-            await overHttp11.CloseAndWaitAsync();
+            await overHttp11.CloseAsync();
         }
 
         using HttpResponseMessage refused = await invoker.SendAsync(Http2Requests.ExtendedConnect(host.BaseUrl, "/telemetry-ws", version: "12"), RawHttp.Timeout());

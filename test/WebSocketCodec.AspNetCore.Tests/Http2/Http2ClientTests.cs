@@ -103,12 +103,12 @@ public sealed class Http2ClientTests
     public async Task TheSelectedSubprotocolIsReported()
     {
         await using KestrelHost host = await KestrelHost.StartAsync(
-            map: app => app.MapWebSocket("/ws", (_, channel) => channel.CloseAndWaitAsync(), o => { o.Subprotocols = ["v2", "v1"]; }),
+            map: app => app.MapWebSocket("/ws", (_, channel) => channel.CloseAsync(), o => { o.Subprotocols = ["v2", "v1"]; }),
             sharedPort: true);
         using var invoker = new HttpMessageInvoker(WebSocketHttp2Client.CreateHandler());
         using WebSocketConnection channel = await WebSocketHttp2Client.ConnectAsync(invoker, host.WebSocketUrl("/ws"), new WebSocketClientOptions { Subprotocols = ["v1", "v2"] });
         Assert.Equal("v2", channel.Subprotocol);
-        await channel.CloseAndWaitAsync();
+        await channel.CloseAsync();
     }
 
     [Fact]

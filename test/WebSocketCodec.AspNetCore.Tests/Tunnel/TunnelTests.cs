@@ -39,13 +39,13 @@ public sealed class TunnelTests
     public async Task TheBackendsSubprotocolChoiceAndRefusalsReachTheClient()
     {
         await using KestrelHost backend = await KestrelHost.StartAsync(map: app =>
-            app.MapWebSocket("/chat", (_, channel) => channel.CloseAndWaitAsync(), o => { o.Subprotocols = ["v2", "v1"]; }));
+            app.MapWebSocket("/chat", (_, channel) => channel.CloseAsync(), o => { o.Subprotocols = ["v2", "v1"]; }));
         await using WebSocketProxyHost proxy = await WebSocketProxyHost.StartAsync(new WebSocketProxyOptions { Port = 0, Backend = new Uri($"ws://127.0.0.1:{backend.BaseUrl.Port}") });
         using var invoker = new HttpMessageInvoker(WebSocketHttp2Client.CreateHandler());
         using (WebSocketConnection channel = await WebSocketHttp2Client.ConnectAsync(invoker, proxy.WebSocketUrl("/chat"), new WebSocketClientOptions { Subprotocols = ["v1", "v2"] }))
         {
             Assert.Equal("v2", channel.Subprotocol);
-            await channel.CloseAndWaitAsync();
+            await channel.CloseAsync();
         }
 
         var missing = await Assert.ThrowsAsync<WebSocketHandshakeException>(() => WebSocketHttp2Client.ConnectAsync(invoker, proxy.WebSocketUrl("/nothing")));

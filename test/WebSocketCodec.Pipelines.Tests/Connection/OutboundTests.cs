@@ -207,7 +207,7 @@ public sealed class OutboundTests
 
         await loop.SendAsync(WireFrames.Client(WebSocketOpcode.Text, "one"u8));
         byte[] echo = await loop.ReadAsync(5);
-        await channel.CloseAsync((CloseStatus)1001, "going away");
+        Task<WebSocketCloseInfo> closing = channel.CloseAsync((CloseStatus)1001, "going away");
         // The peer had more in flight before it saw our Close: echoes of it are dropped, its Close is read.
         await loop.SendAsync([.. WireFrames.Client(WebSocketOpcode.Text, "two"u8), .. WireFrames.Client(WebSocketOpcode.Text, "three"u8), .. WireFrames.ClientClose(1001)]);
         WebSocketCloseInfo info = await run.WaitAsync(TimeSpan.FromSeconds(10));
@@ -217,6 +217,7 @@ public sealed class OutboundTests
         Assert.Equal(2, listener.Dropped);
         Assert.True(info.IsClean);
         Assert.Equal((CloseStatus)1001, info.SentStatus);
+        Assert.Same(info, await closing); // CloseAsync completes with the end
     }
 
     [Fact]

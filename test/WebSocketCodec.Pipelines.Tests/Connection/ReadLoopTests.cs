@@ -116,7 +116,7 @@ public sealed class ReadLoopTests
         var channel = new WebSocketConnection(loop.Server, WebSocketRole.Server);
         var listener = new RecordingListener();
         Task<WebSocketCloseInfo> run = channel.RunAsync(listener, Loopback.Timeout());
-        await channel.CloseAsync((CloseStatus)4000, "going");
+        Task<WebSocketCloseInfo> closing = channel.CloseAsync((CloseStatus)4000, "going");
         var sent = WireFrames.Read(await loop.ReadAsync(4), WebSocketRole.Client, validateUtf8: false);
         Assert.Equal(4000, WireFrames.CloseStatusOf(sent[0].Payload));
         Assert.Equal(WebSocketSessionState.CloseSent, channel.State);
@@ -125,6 +125,7 @@ public sealed class ReadLoopTests
         // Data the peer sent before seeing our Close is still delivered; then its Close completes the handshake.
         await loop.SendAsync([.. WireFrames.Client(WebSocketOpcode.Text, "in flight"u8), .. WireFrames.ClientClose(4000)]);
         WebSocketCloseInfo info = await run.WaitAsync(Loopback.Timeout());
+        Assert.Same(info, await closing); // the close completes with the handshake, not with our Close's flush
         Assert.True(info.IsClean);
         Assert.Equal("in flight", Encoding.UTF8.GetString(Assert.Single(listener.Frames).Payload));
         Assert.Empty(await loop.ReadToEndAsync()); // no second Close

@@ -186,7 +186,7 @@ public sealed class FrameHandlerTests : LeakCheckedTests
         Task<WebSocketCloseInfo> closing = handler.Completion;
         _callbacks!.OnLoop(channel, WebSocketRole.Server, sender =>
         {
-            _ = sender.CloseAsync((CloseStatus)1001, "going").AsTask();
+            _ = sender.CloseAsync((CloseStatus)1001, "going");
             Assert.False(sender.CanSend);
             // Every tier drops its frames after our Close instead of failing the close: nothing of them goes out.
             Assert.False(sender.Send(WebSocketOpcode.Text, "late"u8));

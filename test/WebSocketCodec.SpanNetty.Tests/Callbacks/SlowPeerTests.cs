@@ -55,7 +55,7 @@ public sealed class SlowPeerTests(ITestOutputHelper output) : LeakCheckedTests
             await Task.WhenAll(clientPeer!.RunAsync(), serverSide.RunAsync()).WaitAsync(bound.Token);
             output.WriteLine($"{Volume >> 20} MiB each way in {clock.ElapsedMilliseconds} ms");
 
-            WebSocketCloseInfo clientInfo = await client.Sender.CloseAndWaitAsync().WaitAsync(bound.Token);
+            WebSocketCloseInfo clientInfo = await client.Sender.CloseAsync().WaitAsync(bound.Token);
             WebSocketCloseInfo serverInfo = await serverSide.Ended.WaitAsync(bound.Token);
             clientPeer.Check.AssertExactly(Volume, "the client");
             serverSide.Check.AssertExactly(Volume, "the server");

@@ -111,5 +111,5 @@ internal sealed class ReceivingWebSocket(Http2ClientWebSocket opened, ChannelRea
         Assert.Equal(payload, echoed);
     }
 
-    public Task<WebSocketCloseInfo> CloseAsync() => WebSocket.Sender.CloseAndWaitAsync(CloseStatus.NormalClosure, "bye").WaitAsync(TimeSpan.FromSeconds(20));
+    public Task<WebSocketCloseInfo> CloseAsync() => WebSocket.Sender.CloseAsync(CloseStatus.NormalClosure, "bye").WaitAsync(TimeSpan.FromSeconds(20));
 }

@@ -64,7 +64,7 @@ internal sealed class SpanNettyClient : IAsyncDisposable
     public async Task<(WebSocketMessageType Type, byte[] Payload)> ReceiveAsync() =>
         await _received.Reader.ReadAsync().AsTask().WaitAsync(TimeSpan.FromSeconds(20));
 
-    public Task<WebSocketCloseInfo> CloseAsync(ushort status = 1000) => WebSocket.Sender.CloseAndWaitAsync((CloseStatus)status).WaitAsync(TimeSpan.FromSeconds(20));
+    public Task<WebSocketCloseInfo> CloseAsync(ushort status = 1000) => WebSocket.Sender.CloseAsync((CloseStatus)status).WaitAsync(TimeSpan.FromSeconds(20));
 
     /// <summary>Closes the connection (a TLS one after its close_notify is written), then stops the loop: SpanNetty's
     /// socket transport fails the process when an I/O operation completes after its loop has terminated.</summary>
