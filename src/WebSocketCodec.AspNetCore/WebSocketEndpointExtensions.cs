@@ -75,7 +75,7 @@ public static class WebSocketEndpointExtensions
             pattern,
             async (context, connection) =>
             {
-                await using var messages = new MessageWebSocket(connection).Start(context.RequestAborted);
+                await using var messages = connection.RunMessages(cancellationToken: context.RequestAborted);
                 await application(context, messages).ConfigureAwait(false);
                 await messages.CloseAsync(cancellationToken: context.RequestAborted).ConfigureAwait(false);
             },

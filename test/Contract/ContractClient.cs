@@ -44,7 +44,38 @@ public sealed class ContractClient : IDisposable
     public void Fin() => _socket.Shutdown(SocketShutdown.Send);
 
     /// <summary>The server's next frame, or null when the server ended its direction.</summary>
-    public async Task<(WebSocketOpcode Opcode, byte[] Payload)?> ReadFrameAsync()
+    public async Task<(WebSocketOpcode Opcode, byte[] Payload)?> ReadFrameAsync() =>
+        await ReadFinFrameAsync() is { } frame ? (frame.Opcode, frame.Payload) : null;
+
+    /// <summary>The server's next data message, its fragments joined (asserting the continuation rules).</summary>
+    public async Task<(WebSocketOpcode Opcode, string Text)> ReadMessageAsync()
+    {
+        var joined = new List<byte>();
+        WebSocketOpcode? type = null;
+        while (true)
+        {
+            (WebSocketOpcode Opcode, byte[] Payload, bool Fin)? frame = await ReadFinFrameAsync();
+            Assert.NotNull(frame);
+            if (type is null)
+            {
+                Assert.True(frame.Value.Opcode is WebSocketOpcode.Text or WebSocketOpcode.Binary, $"a message began with {frame.Value.Opcode}");
+                type = frame.Value.Opcode;
+            }
+            else
+            {
+                Assert.Equal(WebSocketOpcode.Continuation, frame.Value.Opcode);
+            }
+
+            joined.AddRange(frame.Value.Payload);
+            if (frame.Value.Fin)
+            {
+                return (type.Value, Encoding.UTF8.GetString([.. joined]));
+            }
+        }
+    }
+
+    /// <summary>The server's next frame with its FIN bit, or null when the server ended its direction.</summary>
+    public async Task<(WebSocketOpcode Opcode, byte[] Payload, bool Fin)?> ReadFinFrameAsync()
     {
         while (true)
         {
@@ -52,7 +83,7 @@ public sealed class ContractClient : IDisposable
             if (status == OperationStatus.Done)
             {
                 _start += (int)header.FrameLength;
-                return (header.Opcode, payload.ToArray());
+                return (header.Opcode, payload.ToArray(), header.Fin);
             }
 
             Assert.True(status == OperationStatus.NeedMoreData, $"the server's bytes break a rule: {_decoder.Violation}");

@@ -238,6 +238,55 @@ public abstract class WebSocketHostContract
     }
 
     [Fact]
+    public async Task TheMessageApiGetsWholeMessagesEchoesThemAndEndsWithTheHandshake()
+    {
+        var ended = new TaskCompletionSource<(List<string> Got, WebSocketCloseInfo End)>(TaskCreationOptions.RunContinuationsAsynchronously);
+        IContractServer server = await Host.StartAsync(Quick, MessageWebSocket.Listen(messages => _ = ContractMessageApps.EchoMessagesAsync(messages, ended)));
+        await using (server)
+        {
+            using ContractClient client = await ContractClient.ConnectAsync(server);
+            await client.SendAsync([.. WireFrames.Client(WebSocketOpcode.Text, "frag"u8, fin: false), .. WireFrames.Client(WebSocketOpcode.Continuation, "mented"u8)]);
+            await client.SendAsync(WebSocketOpcode.Binary, "whole");
+            Assert.Equal((WebSocketOpcode.Text, "fragmented"), await client.ReadMessageAsync());
+            Assert.Equal((WebSocketOpcode.Binary, "whole"), await client.ReadMessageAsync());
+            await client.SendAsync(WireFrames.ClientClose(4002, "bye"));
+            Assert.Equal((4002, ""), await client.ReadCloseAsync());
+            await client.AssertEndAsync();
+
+            (List<string> got, WebSocketCloseInfo end) = await ended.Task.WaitAsync(RawHttp.Timeout());
+            Assert.Equal(["fragmented", "whole"], got);
+            Assert.Equal(WebSocketEndReason.Closed, end.EndReason);
+            Assert.Equal((CloseStatus)4002, end.ReceivedStatus);
+            Assert.Equal("bye", end.ReceivedReason);
+        }
+    }
+
+    [Fact]
+    public async Task AnAspNetCoreEchoLoopOnPipeWebSocketEchoesInPartsAndClosesWithThePeersStatus()
+    {
+        var ended = new TaskCompletionSource<(WebSocketCloseInfo End, System.Net.WebSockets.WebSocketState State, System.Net.WebSockets.WebSocketCloseStatus? Status)>(
+            TaskCreationOptions.RunContinuationsAsynchronously);
+        IContractServer server = await Host.StartAsync(
+            Quick, MessageWebSocket.Listen(messages => _ = ContractMessageApps.EchoLikeAspNetCoreAsync(messages, bufferSize: 7, ended)));
+        await using (server)
+        {
+            using ContractClient client = await ContractClient.ConnectAsync(server);
+            const string Text = "longer than the application's buffer";
+            await client.SendAsync(WebSocketOpcode.Text, Text);
+            Assert.Equal((WebSocketOpcode.Text, Text), await client.ReadMessageAsync()); // sent on in parts of 7 bytes
+            await client.SendAsync(WireFrames.ClientClose(4003, "done"));
+            Assert.Equal((4003, ""), await client.ReadCloseAsync()); // answered by the library; the loop's CloseAsync adds nothing
+            await client.AssertEndAsync();
+
+            var (end, state, status) = await ended.Task.WaitAsync(RawHttp.Timeout());
+            Assert.Equal(WebSocketEndReason.Closed, end.EndReason);
+            Assert.Equal((CloseStatus)4003, end.ReceivedStatus);
+            Assert.Equal(System.Net.WebSockets.WebSocketState.Closed, state);
+            Assert.Equal((System.Net.WebSockets.WebSocketCloseStatus)4003, status);
+        }
+    }
+
+    [Fact]
     public async Task APeerThatNeverAnswersOurCloseIsGivenUpAtTheCloseTimeout()
     {
         var closing = Quick with { CloseTimeout = TimeSpan.FromMilliseconds(300) };

@@ -30,7 +30,7 @@ public sealed class ConcurrencyCapTests
             using var bound = new CancellationTokenSource(TimeSpan.FromSeconds(20));
             await using MessageWebSocket overHttp1 = await WebSocketClient.ConnectMessagesAsync(url, cancellationToken: bound.Token);
             WebSocketConnection overHttp2 = await WebSocketHttp2Client.ConnectAsync(invoker, url, cancellationToken: bound.Token);
-            await using MessageWebSocket second = new MessageWebSocket(overHttp2).Start(bound.Token);
+            await using MessageWebSocket second = overHttp2.RunMessages(cancellationToken: bound.Token);
 
             var refusedH1 = await Assert.ThrowsAsync<WebSocketHandshakeException>(() => WebSocketClient.ConnectAsync(url, cancellationToken: bound.Token));
             Assert.Equal(503, refusedH1.StatusCode);

@@ -85,7 +85,7 @@ public static class WebSocketClient
         Uri uri, WebSocketClientOptions? options = null, CancellationToken cancellationToken = default)
     {
         WebSocketConnection connection = await ConnectAsync(uri, options, cancellationToken).ConfigureAwait(false);
-        return new MessageWebSocket(connection, options?.Session.Pool).Start(CancellationToken.None);
+        return connection.RunMessages(options?.Session.Pool, cancellationToken: CancellationToken.None);
     }
 
     /// <summary>Runs the client's side of the opening handshake over a transport of your own. It offers no extension:

@@ -114,7 +114,7 @@ public static class WebSocketHttp2Client
         HttpMessageInvoker invoker, Uri uri, WebSocketClientOptions? options = null, CancellationToken cancellationToken = default)
     {
         WebSocketConnection connection = await ConnectAsync(invoker, uri, options, cancellationToken).ConfigureAwait(false);
-        return new MessageWebSocket(connection, options?.Session.Pool).Start(CancellationToken.None);
+        return connection.RunMessages(options?.Session.Pool, cancellationToken: CancellationToken.None);
     }
 
     private static string? CheckResponse(HttpResponseMessage response, WebSocketClientOptions options, Uri uri, out DeflateParameters? deflate) =>

@@ -1,3 +1,4 @@
+using System.Buffers;
 using System.IO.Pipelines;
 using System.Runtime.ExceptionServices;
 
@@ -99,6 +100,23 @@ public sealed class WebSocketConnection : IDisposable, IAsyncDisposable
     {
         ArgumentNullException.ThrowIfNull(listenerFactory);
         return RunAsync(listenerFactory(Sender), cancellationToken);
+    }
+
+    /// <summary>Runs the message API: starts the read loop with a <see cref="MessageWebSocket"/>'s listener and returns
+    /// it (receive whole messages, send from any thread, close).</summary>
+    /// <param name="pool">The pool for received messages; the session's pool when null.</param>
+    /// <param name="maxQueuedMessages">Received messages held before reading pauses (backpressure).</param>
+    /// <param name="maxQueuedBytes">Bytes of received messages held before reading pauses (one larger message is still
+    /// taken, alone).</param>
+    /// <param name="cancellationToken">Cancelling aborts the websocket.</param>
+    /// <returns>The message API of this websocket.</returns>
+    public MessageWebSocket RunMessages(
+        ArrayPool<byte>? pool = null, int maxQueuedMessages = 64, long maxQueuedBytes = MessageWebSocket.DefaultMaxQueuedBytes,
+        CancellationToken cancellationToken = default)
+    {
+        var messages = new MessageWebSocket(Sender, pool, maxQueuedMessages, maxQueuedBytes);
+        _ = RunAsync(messages.Listener, cancellationToken);
+        return messages;
     }
 
     /// <summary>Reads until the websocket ends, handing data frames to <paramref name="listener"/>; then closes the

@@ -320,7 +320,7 @@ public sealed class TransportContractTests : global::Akka.TestKit.Xunit2.TestKit
         TestProbe inboundB = CreateTestProbe();
         Address addressB = await TransportHarness.ListenAsync(b, inboundB);
         var uri = new Uri($"ws://127.0.0.1:{addressB.Port}/akka/{Uri.EscapeDataString(addressB.System)}");
-        await using WebSocketCodec.Pipelines.MessageWebSocket peer = await WebSocketCodec.Pipelines.WebSocketClient.ConnectMessagesAsync(uri).WaitAsync(Wait);
+        await using WebSocketCodec.MessageWebSocket peer = await WebSocketCodec.Pipelines.WebSocketClient.ConnectMessagesAsync(uri).WaitAsync(Wait);
         AssociationHandle handleB = inboundB.ExpectMsg<InboundAssociation>(Wait).Association;
         TestProbe readerB = CreateTestProbe();
         TransportHarness.Read(handleB, readerB);

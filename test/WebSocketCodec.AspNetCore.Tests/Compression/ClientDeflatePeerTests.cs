@@ -99,7 +99,7 @@ public sealed class ClientDeflatePeerTests(NodeFixture node, ITestOutputHelper o
         {
             var options = new WebSocketClientOptions { Deflate = new PerMessageDeflateOptions { OwnContextTakeover = true, PeerContextTakeover = true, Threshold = 0 } };
             await using MessageWebSocket socket = await WebSocketClient.ConnectMessagesAsync(new Uri($"ws://127.0.0.1:{port}/"), options);
-            DeflateParameters settled = socket.Connection.Deflate!.Value;
+            DeflateParameters settled = socket.Driver.Deflate!.Value;
             output.WriteLine(settled.ToString());
             Assert.Equal(
                 new DeflateParameters(serverNoContext, clientNoContext, serverBits == 0 ? 15 : serverBits, clientBits == 0 ? 15 : clientBits),
@@ -144,7 +144,7 @@ public sealed class ClientDeflatePeerTests(NodeFixture node, ITestOutputHelper o
             ? await WebSocketHttp2Client.ConnectMessagesAsync(invoker, url, options)
             : await WebSocketClient.ConnectMessagesAsync(url, options);
 
-        DeflateParameters settled = socket.Connection.Deflate!.Value;
+        DeflateParameters settled = socket.Driver.Deflate!.Value;
         Assert.Equal(!clientContext, settled.ClientNoContextTakeover);
         Assert.Equal(!serverContext, settled.ServerNoContextTakeover);
         await EchoJsonAsync(socket, 20);

@@ -24,8 +24,8 @@ public sealed class ClientDeflateWireTests
         using Socket _ = socket;
 
         Assert.Contains("\r\nSec-WebSocket-Extensions: permessage-deflate; client_max_window_bits\r\n", request, StringComparison.Ordinal);
-        Assert.Equal(DeflateParameters.Default, client.Connection.Deflate);
-        Assert.True(client.Connection.Sender.CompressOutgoing);
+        Assert.Equal(DeflateParameters.Default, client.Driver.Deflate);
+        Assert.True(client.Driver.Sender.CompressOutgoing);
 
         await client.SendAsync(Json, WebSocketMessageType.Text);
         (byte first, byte[] payload) = await RawDeflateServer.ReadFrameAsync(socket);
@@ -38,12 +38,12 @@ public sealed class ClientDeflateWireTests
         Assert.Equal(0x82, first);
         Assert.Equal("tiny"u8.ToArray(), payload);
 
-        client.Connection.Sender.CompressOutgoing = false; // the per-websocket switch
+        client.Driver.Sender.CompressOutgoing = false; // the per-websocket switch
         await client.SendAsync(Json, WebSocketMessageType.Text);
         (first, payload) = await RawDeflateServer.ReadFrameAsync(socket);
         Assert.Equal(0x81, first);
         Assert.Equal(Json, payload);
-        client.Connection.Sender.CompressOutgoing = true;
+        client.Driver.Sender.CompressOutgoing = true;
 
         // The server's compressed message, whole and then fragmented over three frames (RSV1 on the first only).
         byte[] compressed = ReferenceDeflate.Compress(Json);
@@ -82,7 +82,7 @@ public sealed class ClientDeflateWireTests
         using Socket _ = socket;
 
         Assert.Contains("client_no_context_takeover", request, StringComparison.Ordinal);
-        Assert.True(client.Connection.Deflate!.Value.ClientNoContextTakeover);
+        Assert.True(client.Driver.Deflate!.Value.ClientNoContextTakeover);
         for (int i = 0; i < 3; i++)
         {
             await client.SendAsync(Json, WebSocketMessageType.Text);
@@ -101,8 +101,8 @@ public sealed class ClientDeflateWireTests
             server.Url, new WebSocketClientOptions { Deflate = new PerMessageDeflateOptions { OwnContextTakeover = true, PeerContextTakeover = true } });
         using Socket socket = (await accepting).Socket;
 
-        Assert.Null(client.Connection.Deflate);
-        Assert.False(client.Connection.Sender.CompressOutgoing);
+        Assert.Null(client.Driver.Deflate);
+        Assert.False(client.Driver.Sender.CompressOutgoing);
         await client.SendAsync(Json, WebSocketMessageType.Text);
         (byte first, byte[] payload) = await RawDeflateServer.ReadFrameAsync(socket);
         Assert.Equal(0x81, first);

@@ -91,7 +91,7 @@ public sealed class LoopbackInteropTests
     public async Task CodeWrittenForClientWebSocketRunsOnOurAdapter()
     {
         await using EchoServerHost server = await EchoServerHost.StartAsync(new EchoServerOptions { Port = 0, Codec = "builtin" });
-        using WebSocket client = new PipeWebSocket(await WebSocketClient.ConnectAsync(server.Url));
+        using WebSocket client = new PipeWebSocket((await WebSocketClient.ConnectAsync(server.Url)).RunMessages());
         await EchoRoundTrip.RunAsync(client);
         await client.CloseAsync(WebSocketCloseStatus.NormalClosure, "done", RawHttp.Timeout());
         Assert.Equal(WebSocketState.Closed, client.State);

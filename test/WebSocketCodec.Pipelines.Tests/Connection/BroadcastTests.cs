@@ -1,3 +1,4 @@
+using Microsoft.Extensions.Time.Testing;
 using System.Buffers.Binary;
 using WebSocketCodec.Pipelines.Tests.Infrastructure;
 using WebSocketCodec.Testing;
@@ -232,15 +233,19 @@ public sealed class BroadcastTests
     [Fact]
     public async Task AMemberWhosePeerReadsSlowlyButSteadilyIsNotClosedAndGetsEverything()
     {
+        // The driver's clock moves only as the reader does (50 ms per 10 frames): a loaded machine that delays the
+        // reader in real time cannot make it look slow (with the real clock, CI saw this member closed).
+        var clock = new FakeTimeProvider(DateTimeOffset.UnixEpoch);
         var options = new WebSocketSessionOptions
         {
             OutboundHighWaterMark = 16 * 1024, OutboundLowWaterMark = 8 * 1024, SlowConsumerTimeout = TimeSpan.FromSeconds(2),
+            TimeProvider = clock,
         };
         var group = new WebSocketGroup(SlowMemberPolicy.Close);
         await using var slow = new Member(options, pauseWriterThreshold: 4 * 1024);
         group.Add(slow.Connection.Driver);
 
-        // 110 KB, consumed 1.1 KB every 50 ms: about 5 s in all, two and a half slow-consumer timeouts. The reader takes
+        // 110 KB, consumed 1.1 KB every 50 ms of the driver's clock: about 5 s in all, two and a half slow-consumer timeouts. The reader takes
         // what the transport holds (up to the high water mark at once) and then spends up to about 0.8 s on it: it
         // never leaves the output untouched for the whole 2 s.
         const int Messages = 1_000;
@@ -252,12 +257,19 @@ public sealed class BroadcastTests
         var got = new List<int>();
         while (got.Count < Messages)
         {
+            if (slow.Run.IsCompleted)
+            {
+                WebSocketCloseInfo info = await slow.Run;
+                Assert.Fail($"the member ended after {got.Count} messages: {info.EndReason}, sent {info.SentStatus}");
+            }
+
             foreach ((WebSocketOpcode _, byte[] payload) in await slow.Reader.ReadFramesAsync(Math.Min(10, Messages - got.Count), 20))
             {
                 got.Add(BinaryPrimitives.ReadInt32BigEndian(payload.AsSpan(4)));
             }
 
-            await Task.Delay(50); // a slow reader
+            clock.Advance(TimeSpan.FromMilliseconds(50)); // a slow reader
+            await Task.Delay(1);
         }
 
         Assert.Equal(Enumerable.Range(0, Messages), got);

@@ -12,8 +12,8 @@ public sealed class MessageApiTests
         var loop = new Loopback();
         var pool = new CountingPool();
         options = (options ?? new WebSocketSessionOptions()) with { Pool = pool };
-        var server = new MessageWebSocket(new WebSocketConnection(loop.Server, WebSocketRole.Server, options), pool).Start();
-        var client = new MessageWebSocket(new WebSocketConnection(loop.Client, WebSocketRole.Client, options), pool).Start();
+        var server = (new WebSocketConnection(loop.Server, WebSocketRole.Server, options)).RunMessages(pool);
+        var client = (new WebSocketConnection(loop.Client, WebSocketRole.Client, options)).RunMessages(pool);
         return (server, client, pool);
     }
 
@@ -62,7 +62,7 @@ public sealed class MessageApiTests
     {
         var loop = new Loopback();
         var pool = new CountingPool();
-        await using var server = new MessageWebSocket(new WebSocketConnection(loop.Server, WebSocketRole.Server, new() { Pool = pool }), pool).Start();
+        await using var server = (new WebSocketConnection(loop.Server, WebSocketRole.Server, new() { Pool = pool })).RunMessages(pool);
         await loop.SendAsync([
             .. WireFrames.Client(WebSocketOpcode.Text, "Grü"u8[..3], fin: false),
             .. WireFrames.Client(WebSocketOpcode.Ping, "1"u8),
@@ -103,7 +103,7 @@ public sealed class MessageApiTests
     {
         var loop = new Loopback();
         var pool = new CountingPool();
-        var server = new MessageWebSocket(new WebSocketConnection(loop.Server, WebSocketRole.Server, new() { Pool = pool }), pool, maxQueuedMessages: 2).Start();
+        var server = (new WebSocketConnection(loop.Server, WebSocketRole.Server, new() { Pool = pool })).RunMessages(pool, maxQueuedMessages: 2);
         for (int i = 0; i < 5; i++)
         {
             await loop.SendAsync(WireFrames.Client(WebSocketOpcode.Binary, [(byte)i]));
@@ -115,10 +115,10 @@ public sealed class MessageApiTests
 
         // Reading paused after the queue filled (at the second message): the loop waits for the queue, so the messages
         // behind and a Ping sent now stay unread. Still held, and held only once, after the Ping: nothing was read.
-        await Eventually.True(() => server.Connection.Driver.IsHeldByListener);
+        await Eventually.True(() => server.Driver.IsHeldByListener);
         await loop.SendAsync(WireFrames.Client(WebSocketOpcode.Ping, "p"u8));
-        Assert.True(server.Connection.Driver.IsHeldByListener);
-        Assert.Equal(1, server.Connection.Driver.ListenerHolds);
+        Assert.True(server.Driver.IsHeldByListener);
+        Assert.Equal(1, server.Driver.ListenerHolds);
         Assert.Equal(2, pool.Outstanding); // the two queued messages, and no third
         Assert.Equal(0, loop.ServerBytesPending()); // no Pong
         using (WebSocketMessage? first = await server.ReceiveAsync(Loopback.Timeout()))
@@ -136,7 +136,7 @@ public sealed class MessageApiTests
     {
         var loop = new Loopback();
         var pool = new CountingPool();
-        var server = new MessageWebSocket(new WebSocketConnection(loop.Server, WebSocketRole.Server, new() { Pool = pool }), pool, maxQueuedMessages: 1).Start();
+        var server = (new WebSocketConnection(loop.Server, WebSocketRole.Server, new() { Pool = pool })).RunMessages(pool, maxQueuedMessages: 1);
         await loop.SendAsync([.. WireFrames.Client(WebSocketOpcode.Binary, [1]), .. WireFrames.Client(WebSocketOpcode.Binary, [2])]);
         await Eventually.True(() => pool.Outstanding >= 1); // read and queued: the queue is full, reading pauses
         await server.DisposeAsync().AsTask().WaitAsync(Loopback.Timeout());
@@ -147,8 +147,8 @@ public sealed class MessageApiTests
     public async Task TheWebSocketAdapterBehavesLikeClientWebSocket()
     {
         var loop = new Loopback();
-        using WebSocket server = new PipeWebSocket(new WebSocketConnection(loop.Server, WebSocketRole.Server, subprotocol: "chat"));
-        using WebSocket client = new PipeWebSocket(new WebSocketConnection(loop.Client, WebSocketRole.Client));
+        using WebSocket server = new PipeWebSocket((new WebSocketConnection(loop.Server, WebSocketRole.Server, subprotocol: "chat")).RunMessages());
+        using WebSocket client = new PipeWebSocket((new WebSocketConnection(loop.Client, WebSocketRole.Client)).RunMessages());
         Assert.Equal(WebSocketState.Open, server.State);
         Assert.Equal("chat", server.SubProtocol);
 

@@ -12,7 +12,7 @@ public sealed class MessageQueueBoundsTests
         var loop = new Loopback();
         var pool = new CountingPool();
         var channel = new WebSocketConnection(loop.Server, WebSocketRole.Server, new() { Pool = pool });
-        var server = new MessageWebSocket(channel, pool, maxQueuedMessages: 1000, maxQueuedBytes: 10_000).Start();
+        var server = channel.RunMessages(pool, maxQueuedMessages: 1000, maxQueuedBytes: 10_000);
 
         // Each message in its own read (the first three are queued, each holding a pooled buffer, before the next is
         // sent): after three (12,000 B) the loop stops reading, so a Ping behind them waits.
@@ -52,7 +52,7 @@ public sealed class MessageQueueBoundsTests
     {
         var loop = new Loopback();
         var pool = new CountingPool();
-        var socket = new PipeWebSocket(new WebSocketConnection(loop.Server, WebSocketRole.Server, new() { Pool = pool }));
+        var socket = new PipeWebSocket((new WebSocketConnection(loop.Server, WebSocketRole.Server, new() { Pool = pool })).RunMessages());
         await loop.SendAsync([.. WireFrames.Client(WebSocketOpcode.Binary, [1, 2, 3]), .. WireFrames.Client(WebSocketOpcode.Text, "x"u8)]);
         byte[] buffer = new byte[2];
         ValueWebSocketReceiveResult partial = await socket.ReceiveAsync(buffer.AsMemory(), Loopback.Timeout());

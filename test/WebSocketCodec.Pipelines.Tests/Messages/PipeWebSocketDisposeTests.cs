@@ -12,7 +12,7 @@ public sealed class PipeWebSocketDisposeTests
         var loop = new Loopback();
         var pool = new CountingPool();
         var transport = new HeldTransport(loop.Server);
-        var socket = new PipeWebSocket(new WebSocketConnection(transport, WebSocketRole.Server, new() { Pool = pool }), pool);
+        var socket = new PipeWebSocket((new WebSocketConnection(transport, WebSocketRole.Server, new() { Pool = pool })).RunMessages(pool));
         await loop.SendAsync([
             .. WireFrames.Client(WebSocketOpcode.Binary, [1, 2, 3]),
             .. WireFrames.Client(WebSocketOpcode.Text, "x"u8),

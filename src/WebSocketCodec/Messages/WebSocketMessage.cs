@@ -2,7 +2,7 @@ using System.Buffers;
 using System.Net.WebSockets;
 using System.Text;
 
-namespace WebSocketCodec.Pipelines;
+namespace WebSocketCodec;
 
 /// <summary>
 /// One whole received message in a pooled buffer. Dispose it to return the buffer (once; later calls do nothing).

@@ -3,7 +3,7 @@ using System.Net.WebSockets;
 using System.Runtime.CompilerServices;
 using System.Threading.Channels;
 
-namespace WebSocketCodec.Pipelines;
+namespace WebSocketCodec;
 
 /// <summary>Queues whole messages in pooled buffers for <see cref="MessageWebSocket.ReceiveAsync"/>, and pauses the
 /// read loop while the queue is full: in messages or in bytes, whichever bound is reached first.</summary>

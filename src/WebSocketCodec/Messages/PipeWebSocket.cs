@@ -2,7 +2,7 @@ using System.Buffers;
 using System.Net.WebSockets;
 using System.Runtime.CompilerServices;
 
-namespace WebSocketCodec.Pipelines;
+namespace WebSocketCodec;
 
 /// <summary>
 /// A <see cref="WebSocket"/> over our codec, so code written for ASP.NET Core's websockets or
@@ -20,20 +20,12 @@ public sealed class PipeWebSocket : WebSocket
     private bool _closeDelivered;
     private bool _disposed;
 
-    /// <summary>Wraps a websocket that is not running yet and starts its read loop.</summary>
-    public PipeWebSocket(WebSocketConnection connection)
-        : this(connection, pool: null)
+    /// <summary>Wraps the message API of a websocket (run by its host with <see cref="MessageWebSocket.Listener"/>).</summary>
+    /// <param name="messages">The message API underneath; this websocket owns it from now on.</param>
+    public PipeWebSocket(MessageWebSocket messages)
     {
-    }
-
-    /// <summary>Wraps a websocket that is not running yet and starts its read loop, with received messages in
-    /// buffers from <paramref name="pool"/>.</summary>
-    /// <param name="connection">A websocket that is not running yet.</param>
-    /// <param name="pool">The pool for received messages (the session's pool should match); null for the shared
-    /// pool.</param>
-    public PipeWebSocket(WebSocketConnection connection, ArrayPool<byte>? pool)
-    {
-        _messages = new MessageWebSocket(connection, pool).Start(CancellationToken.None);
+        ArgumentNullException.ThrowIfNull(messages);
+        _messages = messages;
     }
 
     /// <summary>The message API underneath.</summary>
@@ -68,7 +60,7 @@ public sealed class PipeWebSocket : WebSocket
                 return info.ReceivedStatus is not null && info.SentStatus is not null ? WebSocketState.Closed : WebSocketState.Aborted;
             }
 
-            return _messages.Connection.State switch
+            return _messages.Driver.State switch
             {
                 WebSocketSessionState.Open => WebSocketState.Open,
                 WebSocketSessionState.CloseSent => WebSocketState.CloseSent,
@@ -93,8 +85,8 @@ public sealed class PipeWebSocket : WebSocket
         if (!_messages.Completion.IsCompleted)
         {
             // Our Close is sent; the handshake's end is the read side's business (ReceiveAsync sees the peer's Close).
-            _ = _messages.Connection.CloseAsync((CloseStatus)closeStatus, statusDescription, CancellationToken.None);
-            await _messages.Connection.Sender.FlushedAsync().WaitAsync(cancellationToken).ConfigureAwait(false);
+            _ = _messages.Driver.CloseAsync((CloseStatus)closeStatus, statusDescription, CancellationToken.None);
+            await _messages.Driver.Sender.FlushedAsync().WaitAsync(cancellationToken).ConfigureAwait(false);
         }
     }
 
@@ -187,7 +179,7 @@ public sealed class PipeWebSocket : WebSocket
         ReadOnlyMemory<byte> buffer, WebSocketMessageType messageType, bool endOfMessage, CancellationToken cancellationToken)
     {
         ObjectDisposedException.ThrowIf(_disposed, this);
-        if (!_messages.Connection.Sender.CanSend)
+        if (!_messages.Driver.Sender.CanSend)
         {
             throw new WebSocketException(WebSocketError.InvalidState, $"The websocket is {State}: no more messages may be sent.");
         }
