@@ -122,7 +122,7 @@ internal sealed class SocketHalfClose(Socket socket)
 
     /// <summary>A Kestrel connection's own pipes (the fast path) as a transport that half-closes through the socket:
     /// its output is not completed (that would close both ways); Kestrel completes it when the connection ends.</summary>
-    public sealed class ConnectionTransport(ConnectionContext connection) : IHalfClosingDuplexPipe
+    public sealed class ConnectionTransport(ConnectionContext connection) : IWebSocketPipeTransport
     {
         private readonly SocketHalfClose? _end = For(connection.Features);
 
@@ -140,11 +140,14 @@ internal sealed class SocketHalfClose(Socket socket)
 
         /// <inheritdoc />
         public ValueTask CloseOutputAsync() => _end?.ShutdownSendAsync() ?? ValueTask.CompletedTask;
+
+        /// <inheritdoc />
+        public void Abort() => connection.Abort();
     }
 
     /// <summary>An upgraded HTTP/1.1 request's stream transport that half-closes through the connection's socket once
     /// its own writer is completed (which leaves Kestrel's stream open).</summary>
-    public sealed class UpgradedTransport(StreamTransport stream, SocketHalfClose end) : IHalfClosingDuplexPipe
+    public sealed class UpgradedTransport(StreamTransport stream, SocketHalfClose end) : IWebSocketPipeTransport
     {
         /// <inheritdoc />
         public PipeReader Input => stream.Input;
@@ -164,5 +167,8 @@ internal sealed class SocketHalfClose(Socket socket)
             await stream.Output.CompleteAsync().ConfigureAwait(false);
             await end.ShutdownSendAsync().ConfigureAwait(false);
         }
+
+        /// <inheritdoc />
+        public void Abort() => stream.Abort();
     }
 }

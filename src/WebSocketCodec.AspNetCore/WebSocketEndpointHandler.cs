@@ -39,18 +39,16 @@ internal sealed partial class WebSocketEndpointHandler(
         string? subprotocol = decision.Subprotocol;
         Stream stream = await KestrelHandshake.AcceptAsync(context, decision).ConfigureAwait(false);
         HttpResponse response = context.Response;
-        IDuplexPipe transport = multiplexed
-            ? new StreamTransport(stream, leaveOpen: true, bufferSize: 32 * 1024, zeroByteReads: true, () => new ValueTask(response.CompleteAsync()), writesFlush: true)
-            : new StreamTransport(stream, leaveOpen: true, bufferSize: 16 * 1024, zeroByteReads: true, endOutput: null, writesFlush: true);
+        // A peer that stopped reading is cut off: the connection (HTTP/1.1) or RST_STREAM (HTTP/2).
+        IWebSocketPipeTransport transport = multiplexed
+            ? new StreamTransport(stream, leaveOpen: true, bufferSize: 32 * 1024, zeroByteReads: true, () => new ValueTask(response.CompleteAsync()), writesFlush: true, context.Abort)
+            : new StreamTransport(stream, leaveOpen: true, bufferSize: 16 * 1024, zeroByteReads: true, endOutput: null, writesFlush: true, context.Abort);
         if (!multiplexed && SocketHalfClose.For(context.Features) is { } halfClose)
         {
             // After a violation: our Close, then FIN through the connection's socket while the input drains.
             transport = new SocketHalfClose.UpgradedTransport((StreamTransport)transport, halfClose);
         }
-        using var connection = new WebSocketConnection(transport, WebSocketRole.Server, options.Session, subprotocol)
-        {
-            TransportAbort = context.Abort, // a peer that stopped reading: the connection (HTTP/1.1) or RST_STREAM (HTTP/2)
-        };
+        using var connection = new WebSocketConnection(transport, WebSocketRole.Server, options.Session, subprotocol);
         if (decision.Deflate is { } parameters)
         {
             connection.EnablePerMessageDeflate(parameters, options.Deflate!);

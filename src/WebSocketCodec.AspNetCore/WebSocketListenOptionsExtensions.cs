@@ -46,11 +46,9 @@ public static class WebSocketListenOptionsExtensions
                     return;
                 }
 
-                // After a violation: our Close, then FIN through the socket while the input drains (see SocketHalfClose).
-                using var websocket = new WebSocketConnection(new SocketHalfClose.ConnectionTransport(connection), WebSocketRole.Server, options.Session, result.Subprotocol)
-                {
-                    TransportAbort = connection.Abort, // a peer that stopped reading is cut off
-                };
+                // After a violation: our Close, then FIN through the socket while the input drains (see SocketHalfClose);
+                // a peer that stopped reading is cut off (the connection's abort).
+                using var websocket = new WebSocketConnection(new SocketHalfClose.ConnectionTransport(connection), WebSocketRole.Server, options.Session, result.Subprotocol);
                 if (result.Deflate is { } deflate)
                 {
                     websocket.EnablePerMessageDeflate(deflate, options.Deflate!);

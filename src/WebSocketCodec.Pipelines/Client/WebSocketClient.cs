@@ -49,13 +49,10 @@ public static class WebSocketClient
                 await tls.AuthenticateAsClientAsync(authentication, deadline.Token).ConfigureAwait(false);
             }
 
-            var pipe = new StreamTransport(stream);
-            (string? subprotocol, DeflateParameters? deflate) = await NegotiateAsync(pipe, uri, options, deadline.Token).ConfigureAwait(false);
             Socket owned = socket;
-            var connection = new WebSocketConnection(pipe, WebSocketRole.Client, options.Session, subprotocol)
-            {
-                TransportAbort = () => owned.Dispose(), // a stuck write ends with the socket
-            };
+            var pipe = new StreamTransport(stream, abort: owned.Dispose); // a stuck write ends with the socket
+            (string? subprotocol, DeflateParameters? deflate) = await NegotiateAsync(pipe, uri, options, deadline.Token).ConfigureAwait(false);
+            var connection = new WebSocketConnection(pipe, WebSocketRole.Client, options.Session, subprotocol);
             if (deflate is { } parameters)
             {
                 connection.EnablePerMessageDeflate(parameters, options.Deflate!);

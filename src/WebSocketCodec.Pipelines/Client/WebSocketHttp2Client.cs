@@ -91,10 +91,8 @@ public static class WebSocketHttp2Client
         {
             string? subprotocol = CheckResponse(response, options, uri, out DeflateParameters? deflate);
             Stream stream = await response.Content.ReadAsStreamAsync(deadline.Token).ConfigureAwait(false);
-            var connection = new WebSocketConnection(new StreamTransport(stream), WebSocketRole.Client, options.Session, subprotocol)
-            {
-                TransportAbort = response.Dispose, // resets the stream
-            };
+            var connection = new WebSocketConnection(
+                new StreamTransport(stream, abort: response.Dispose), WebSocketRole.Client, options.Session, subprotocol); // an abort resets the stream
             if (deflate is { } parameters)
             {
                 connection.EnablePerMessageDeflate(parameters, options.Deflate!);

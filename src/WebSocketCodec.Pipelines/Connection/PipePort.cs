@@ -29,12 +29,9 @@ internal sealed class PipePort : IWebSocketTransport, IValueTaskSource<bool>
         _flushDone = OnFlushDone;
     }
 
-    /// <summary>How to tear the connection down when the output is stuck (see <see cref="WebSocketConnection.TransportAbort"/>).</summary>
-    public Action? TransportAbort { get; set; }
-
     /// <summary>A plain pipe's completed writer is its end of one direction; a transport that says whether it can end
-    /// one direction alone (<see cref="IHalfClosingDuplexPipe"/>) decides.</summary>
-    public bool CanHalfClose => _pipe is not IHalfClosingDuplexPipe halfClosing || halfClosing.CanHalfClose;
+    /// one direction alone (<see cref="IWebSocketPipeTransport"/>) decides.</summary>
+    public bool CanHalfClose => _pipe is not IWebSocketPipeTransport transport || transport.CanHalfClose;
 
     public Memory<byte> GetOutputMemory(int sizeHint) => _pipe.Output.GetMemory(sizeHint);
 
@@ -56,13 +53,13 @@ internal sealed class PipePort : IWebSocketTransport, IValueTaskSource<bool>
 
     public void CancelPendingFlush() => _pipe.Output.CancelPendingFlush();
 
-    public void OnOutputEnding(long bytes) => (_pipe as IHalfClosingDuplexPipe)?.OnOutputEnding(bytes);
+    public void OnOutputEnding(long bytes) => (_pipe as IWebSocketPipeTransport)?.OnOutputEnding(bytes);
 
     public async ValueTask EndOutputAsync(bool halfClose)
     {
-        if (halfClose && _pipe is IHalfClosingDuplexPipe { CanHalfClose: true } halfClosing)
+        if (halfClose && _pipe is IWebSocketPipeTransport { CanHalfClose: true } transport)
         {
-            await halfClosing.CloseOutputAsync().ConfigureAwait(false);
+            await transport.CloseOutputAsync().ConfigureAwait(false);
         }
         else
         {
@@ -71,7 +68,8 @@ internal sealed class PipePort : IWebSocketTransport, IValueTaskSource<bool>
         }
     }
 
-    public void Abort() => TransportAbort?.Invoke();
+    /// <summary>A transport that can be torn down is; a plain pipe's stuck flush is cancelled by the driver instead.</summary>
+    public void Abort() => (_pipe as IWebSocketPipeTransport)?.Abort();
 
     public void PauseReading() => _paused = true;
 

@@ -9,9 +9,9 @@ namespace WebSocketCodec.Pipelines;
 /// (framing, the close handshake, timers, backpressure, senders, groups, telemetry) over the pipe. Each
 /// <c>ReadAsync</c> hands every whole frame in the buffer to the listener (payloads unmasked in place, no frame object,
 /// no allocation), then one <c>AdvanceTo</c>, then one flush of everything the listener and the protocol wrote. A
-/// transport that can end one direction alone implements <see cref="IHalfClosingDuplexPipe"/> (TCP FIN, END_STREAM): a
-/// failed connection ends its output right after its Close and discards the peer's side until its end, so a reset
-/// never erases our Close.
+/// transport that can end one direction alone, or be torn down, implements <see cref="IWebSocketPipeTransport"/> (TCP
+/// FIN, END_STREAM; an abort): a failed connection ends its output right after its Close and discards the peer's side
+/// until its end, so a reset never erases our Close, and a peer that stopped reading is cut off.
 /// </summary>
 public sealed class WebSocketConnection : IDisposable, IAsyncDisposable
 {
@@ -44,18 +44,6 @@ public sealed class WebSocketConnection : IDisposable, IAsyncDisposable
 
     /// <summary>Raised (on the thread pool) when <see cref="IsWritable"/> changes.</summary>
     public event Action<WebSocketConnection, bool>? WritabilityChanged;
-
-    /// <summary>
-    /// How to tear the connection down when the output is stuck (a peer that stopped reading, given up by a timer): for
-    /// example Kestrel's <c>ConnectionContext.Abort</c> or <c>HttpContext.Abort</c>, or disposing a client's stream.
-    /// Without it, a stuck flush is cancelled and the transport's writer completed, which may leave the socket open
-    /// until the peer reads.
-    /// </summary>
-    public Action? TransportAbort
-    {
-        get => _port.TransportAbort;
-        set => _port.TransportAbort = value;
-    }
 
     /// <summary>Turns permessage-deflate on as the handshake negotiated it (before <see cref="RunAsync(IWebSocketFrameListener, CancellationToken)"/>):
     /// see <see cref="WebSocketDriver.EnablePerMessageDeflate"/>. The hosts call it for you; call it yourself only after

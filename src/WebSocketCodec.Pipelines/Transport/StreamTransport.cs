@@ -12,10 +12,13 @@ namespace WebSocketCodec.Pipelines;
 /// The writer fills 32 KiB buffers and a flush writes each buffer to the stream with one call, so a read's worth of
 /// small echoed frames is one stream write, not several. The buffers are pooled and held only while a read or write
 /// is under way.</remarks>
-public sealed class StreamTransport : IHalfClosingDuplexPipe
+public sealed class StreamTransport : IWebSocketPipeTransport
 {
     private const int WriteBufferSize = 32 * 1024;
     private readonly Func<ValueTask>? _endOutput;
+    private readonly Action? _abort;
+    private readonly Stream _stream;
+    private readonly bool _leaveOpen;
 
     /// <summary>Wraps <paramref name="stream"/>.</summary>
     /// <param name="stream">The byte stream.</param>
@@ -26,9 +29,12 @@ public sealed class StreamTransport : IHalfClosingDuplexPipe
     /// readable (for example an HTTP/2 response's <c>CompleteAsync</c>); null when the stream cannot half-close.</param>
     /// <param name="writesFlush">Whether every write to the stream is flushed already (Kestrel's request and upgrade
     /// streams): the writer's flushes then make no second call into the stream.</param>
+    /// <param name="abort">Tears the transport down at once (<see cref="Abort"/>): for example <c>HttpContext.Abort</c>,
+    /// an HTTP/2 response's <c>Dispose</c> (RST_STREAM), a socket's <c>Dispose</c>. When null the stream is disposed,
+    /// unless <paramref name="leaveOpen"/>.</param>
     public StreamTransport(
         Stream stream, bool leaveOpen = false, int bufferSize = 16 * 1024, bool zeroByteReads = true, Func<ValueTask>? endOutput = null,
-        bool writesFlush = false)
+        bool writesFlush = false, Action? abort = null)
     {
         ArgumentNullException.ThrowIfNull(stream);
         ArgumentOutOfRangeException.ThrowIfLessThan(bufferSize, 1024);
@@ -38,6 +44,9 @@ public sealed class StreamTransport : IHalfClosingDuplexPipe
             ? PipeWriter.Create(new WriteFlushedStream(stream, leaveOpen), new StreamPipeWriterOptions(minimumBufferSize: WriteBufferSize, leaveOpen: false))
             : PipeWriter.Create(stream, new StreamPipeWriterOptions(minimumBufferSize: WriteBufferSize, leaveOpen: leaveOpen));
         _endOutput = endOutput;
+        _abort = abort;
+        _stream = stream;
+        _leaveOpen = leaveOpen;
     }
 
     /// <inheritdoc />
@@ -56,6 +65,19 @@ public sealed class StreamTransport : IHalfClosingDuplexPipe
         if (_endOutput is not null)
         {
             await _endOutput().ConfigureAwait(false);
+        }
+    }
+
+    /// <inheritdoc />
+    public void Abort()
+    {
+        if (_abort is not null)
+        {
+            _abort();
+        }
+        else if (!_leaveOpen)
+        {
+            _stream.Dispose();
         }
     }
 }

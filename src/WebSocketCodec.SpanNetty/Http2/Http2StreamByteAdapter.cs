@@ -22,7 +22,7 @@ namespace WebSocketCodec.SpanNetty;
 /// <remarks>Put it first in the child channel's pipeline, in front of a <see cref="WebSocketChannelHandler"/> or, in
 /// handshake-only mode, the application's own byte handler (which may write a <c>DefaultHttp2ResetFrame</c> to abort).
 /// Without a <see cref="WebSocketChannelHandler"/> behind it, every close is a graceful END_STREAM.</remarks>
-public sealed class Http2StreamByteAdapter : ChannelDuplexHandler
+internal sealed class Http2StreamByteAdapter : ChannelDuplexHandler
 {
     private readonly TimeSpan _endStreamTimeout;
     private IScheduledTask? _linger;

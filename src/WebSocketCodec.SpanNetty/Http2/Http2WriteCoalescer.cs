@@ -23,7 +23,7 @@ namespace WebSocketCodec.SpanNetty;
 /// <remarks>Put it next to the transport: in front of the <c>Http2FrameCodec</c> in cleartext, in front of the TLS
 /// handler otherwise (<see cref="Http2WebSocketServer"/> and <see cref="Http2WebSocketClient"/> do). Messages other than
 /// buffers pass as they are.</remarks>
-public sealed class Http2WriteCoalescer : ChannelHandlerAdapter
+internal sealed class Http2WriteCoalescer : ChannelHandlerAdapter
 {
     private const int InitialSize = 16 * 1024;
     private IChannelHandlerContext? _context;

@@ -119,7 +119,7 @@ public sealed partial class WebSocketDriver
 
         _finished = true;
         // The cause is what ended the websocket: an abort after this is not, nor a transport the host saw go.
-        _abortedAtEnd = _aborted && !_transportLost;
+        _abortedAtEnd = StoppedByApplication;
         _transport.StopReading();
         _ = FinishAsync();
     }
@@ -244,7 +244,7 @@ public sealed partial class WebSocketDriver
             return;
         }
 
-        if (!_aborted)
+        if (!Stopped)
         {
             TimeSpan linger = (_session.Options.CloseTimeout < GiveUpLinger ? _session.Options.CloseTimeout : GiveUpLinger)
                 - Stopwatch.GetElapsedTime(_outputEndedAt);
@@ -265,7 +265,7 @@ public sealed partial class WebSocketDriver
     /// <summary>Whether the peer was given up rather than closed with: an abort (or a lost transport), a slow
     /// consumer, the keep-alive or close timeout, or a client's wait for the server's end timed out. Our output is then
     /// not waited for.</summary>
-    private bool IsGivenUp => _aborted || _slowConsumer || _closeTimedOut
+    private bool IsGivenUp => Stopped || _slowConsumer || _closeTimedOut
         || _session.Timeout is SessionTimerResult.KeepAliveTimeout or SessionTimerResult.CloseTimeout;
 
     private bool _tornDown;

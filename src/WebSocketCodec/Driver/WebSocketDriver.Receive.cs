@@ -201,11 +201,11 @@ public sealed partial class WebSocketDriver
             return;
         }
 
-        if (error is not null && !((_session.IsDraining || _transportLost) && IsTransportEnd(error)))
+        if (error is not null && !((_session.IsDraining || TransportWasLost) && IsTransportEnd(error)))
         {
             // After the connection was failed (our Close sent, our output ended) a reset, or the abort a host makes of
             // the peer's FIN, is only how the transport ends: the violation or the failed listener stays the cause.
-            _error ??= _aborted && !_transportLost ? new OperationCanceledException("The websocket was aborted.", error) : error;
+            _error ??= StoppedByApplication ? new OperationCanceledException("The websocket was aborted.", error) : error;
         }
 
         Finish();
@@ -220,7 +220,7 @@ public sealed partial class WebSocketDriver
             return;
         }
 
-        if (_aborted)
+        if (Stopped)
         {
             Finish();
             return;
@@ -401,7 +401,7 @@ public sealed partial class WebSocketDriver
     }
 
     private bool ShouldPause() =>
-        (_output.IsFlushing || !_output.IsWritable) && !_output.IsEnded && !_aborted && !_timerDue
+        (_output.IsFlushing || !_output.IsWritable) && !_output.IsEnded && !Stopped && !_timerDue
         && _session.State == WebSocketSessionState.Open;
 
     /// <summary>Waits for the listener's read-complete work off the loop, then asks for a turn to go on.</summary>
@@ -411,7 +411,7 @@ public sealed partial class WebSocketDriver
         {
             await held.ConfigureAwait(false);
         }
-        catch (OperationCanceledException) when (_aborted)
+        catch (OperationCanceledException) when (Stopped)
         {
             // Aborted: the turn ends the websocket.
         }

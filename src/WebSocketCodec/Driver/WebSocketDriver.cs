@@ -33,7 +33,7 @@ public sealed partial class WebSocketDriver : IWebSocketGroupMember, IDisposable
 
     private ITimer? _timer;
     private int _loopThread;
-    private volatile bool _aborted;
+    private int _stop; // why the websocket was told to end at once: NotStopped, StoppedByAbort, StoppedByTransportLoss
     private int _started;
     private Exception? _error;
     private bool _closeTimedOut;
@@ -149,7 +149,7 @@ public sealed partial class WebSocketDriver : IWebSocketGroupMember, IDisposable
     /// fan-out lock: waiting for this one's could deadlock with this one's loop waiting for those.</summary>
     internal bool IsOnOtherReadLoop => ThreadLocks.Held && !IsOnReadLoop;
 
-    internal bool CanSend => _session.State == WebSocketSessionState.Open && !_output.IsEnded && !_aborted;
+    internal bool CanSend => _session.State == WebSocketSessionState.Open && !_output.IsEnded && !Stopped;
 
     /// <summary>Starts the websocket with its listener: from now on the host hands over what it reads. Call it on the
     /// loop, before the first <see cref="Receive(Span{byte})"/>.</summary>
@@ -207,7 +207,7 @@ public sealed partial class WebSocketDriver : IWebSocketGroupMember, IDisposable
             }
         }
 
-        if (started && !IsOnReadLoop && !_aborted)
+        if (started && !IsOnReadLoop && !Stopped)
         {
             _output.Flush(); // on the loop, the loop flushes after this read; elsewhere flush now
         }
@@ -223,7 +223,7 @@ public sealed partial class WebSocketDriver : IWebSocketGroupMember, IDisposable
             return;
         }
 
-        EndNow();
+        EndNow(StoppedByAbort);
     }
 
     /// <summary>The host learnt, outside the loop, that the transport is gone (a server's connection closed or
@@ -237,15 +237,29 @@ public sealed partial class WebSocketDriver : IWebSocketGroupMember, IDisposable
             return;
         }
 
-        _transportLost = true;
-        EndNow();
+        EndNow(StoppedByTransportLoss);
     }
 
-    private volatile bool _transportLost;
+    private const int NotStopped = 0;
+    private const int StoppedByAbort = 1;
+    private const int StoppedByTransportLoss = 2;
 
-    private void EndNow()
+    /// <summary>Whether the websocket was told to end at once (an abort, or the host saw the transport go).</summary>
+    private bool Stopped => Volatile.Read(ref _stop) != NotStopped;
+
+    /// <summary>Whether the first thing that told it to end at once was an abort (not a lost transport).</summary>
+    private bool StoppedByApplication => Volatile.Read(ref _stop) == StoppedByAbort;
+
+    /// <summary>Whether the first thing that told it to end at once was the host's word that the transport is gone.</summary>
+    private bool TransportWasLost => Volatile.Read(ref _stop) == StoppedByTransportLoss;
+
+    private void EndNow(int cause)
     {
-        _aborted = true;
+        if (Interlocked.CompareExchange(ref _stop, cause, NotStopped) != NotStopped)
+        {
+            return; // told already: the first cause stands
+        }
+
         try
         {
             _abortSource.Cancel();

@@ -64,9 +64,8 @@ public sealed class OutboundTests
             KeepAliveInterval = TimeSpan.FromMilliseconds(200), KeepAliveTimeout = TimeSpan.FromMilliseconds(200),
             SlowConsumerTimeout = TimeSpan.Zero, CloseTimeout = TimeSpan.FromSeconds(30),
         };
-        var channel = new WebSocketConnection(loop.Server, WebSocketRole.Server, options);
         int aborts = 0;
-        channel.TransportAbort = () => Interlocked.Increment(ref aborts);
+        var channel = new WebSocketConnection(new AbortablePipe(loop.Server, () => Interlocked.Increment(ref aborts)), WebSocketRole.Server, options);
         var listener = new EchoListener { Sender = channel.Sender };
         Task<WebSocketCloseInfo> run = channel.RunAsync(listener, Loopback.Timeout());
 
@@ -97,9 +96,8 @@ public sealed class OutboundTests
             KeepAliveInterval = TimeSpan.FromMilliseconds(200), KeepAliveTimeout = TimeSpan.FromMilliseconds(200),
             CloseTimeout = TimeSpan.FromSeconds(30),
         };
-        var channel = new WebSocketConnection(loop.Server, WebSocketRole.Server, options);
         int aborts = 0;
-        channel.TransportAbort = () => Interlocked.Increment(ref aborts);
+        var channel = new WebSocketConnection(new AbortablePipe(loop.Server, () => Interlocked.Increment(ref aborts)), WebSocketRole.Server, options);
         Task<WebSocketCloseInfo> run = channel.RunAsync(new RecordingListener(), Loopback.Timeout());
 
         WebSocketCloseInfo info = await run.WaitAsync(TimeSpan.FromSeconds(10));
@@ -242,9 +240,8 @@ public sealed class OutboundTests
             OutboundHighWaterMark = 32 * 1024, OutboundLowWaterMark = 8 * 1024,
             SlowConsumerTimeout = TimeSpan.FromMilliseconds(300), CloseTimeout = TimeSpan.FromMilliseconds(300),
         };
-        var channel = new WebSocketConnection(loop.Server, WebSocketRole.Server, options);
         bool aborted = false;
-        channel.TransportAbort = () => aborted = true;
+        var channel = new WebSocketConnection(new AbortablePipe(loop.Server, () => aborted = true), WebSocketRole.Server, options);
         Task<WebSocketCloseInfo> run = channel.RunAsync(new RecordingListener(), Loopback.Timeout());
 
         Task sender = Task.Run(async () =>
