@@ -4,62 +4,141 @@ using System.Text;
 
 namespace WebSocketCodec.Testing.Contract;
 
-/// <summary>A raw HTTP/1.1 websocket client for the contract suite: masked frames of any kind out, the server's frames
-/// in (every rule checked), and the server's FIN seen as the end.</summary>
+/// <summary>A raw websocket client for the contract suite, over HTTP/1.1 (an upgraded socket) or HTTP/2 (an extended
+/// CONNECT stream of .NET's own HTTP/2 client), as the server asks: masked frames of any kind out, the server's frames
+/// in (every rule checked), and the end of the server's direction (a FIN, END_STREAM) seen as the end.</summary>
 public sealed class ContractClient : IDisposable
 {
-    private readonly Socket _socket;
-    private readonly FrameDecoder _decoder = new(WebSocketRole.Client, new FrameDecoderOptions { ValidateUtf8 = false });
+    private readonly Stream _stream;
+    private readonly Action _fin;
+    private readonly IDisposable? _owner;
+    private readonly FrameDecoder _decoder;
     private readonly byte[] _buffer = new byte[1 << 20];
     private int _start;
     private int _end;
 
-    private ContractClient(Socket socket) => _socket = socket;
+    private ContractClient(Stream stream, Action fin, string? extensions, IDisposable? owner = null)
+    {
+        _stream = stream;
+        _fin = fin;
+        _owner = owner;
+        Extensions = extensions;
+        bool deflate = extensions?.StartsWith("permessage-deflate", StringComparison.Ordinal) == true;
+        _decoder = new FrameDecoder(WebSocketRole.Client, new FrameDecoderOptions { ValidateUtf8 = false, AllowedRsv = deflate ? 4 : 0, PerMessageDeflate = deflate });
+    }
+
+    /// <summary>The extensions the server's answer settled (<c>Sec-WebSocket-Extensions</c>), or null.</summary>
+    public string? Extensions { get; }
+
+    /// <summary>Whether the last message <see cref="ReadMessageAsync"/> returned came compressed (RSV1).</summary>
+    public bool LastMessageCompressed { get; private set; }
+
+    /// <summary>The offer of a client that asks for permessage-deflate.</summary>
+    private const string DeflateOffer = "permessage-deflate; client_max_window_bits";
+
+    /// <summary>Whether the websocket runs on an HTTP/2 stream.</summary>
+    public bool IsHttp2 => _owner is not null;
 
     /// <summary>Connects and completes the opening handshake at <c>/ws</c> (asserting 101).</summary>
     /// <param name="server">The server.</param>
     /// <param name="receiveBufferSize">The socket's receive buffer, when a test needs a peer that stops reading to
     /// hold back the server soon.</param>
-    public static async Task<ContractClient> ConnectAsync(IContractServer server, int? receiveBufferSize = null)
+    /// <param name="offerDeflate">Whether to offer permessage-deflate (see <see cref="Extensions"/> for the answer).</param>
+    public static async Task<ContractClient> ConnectAsync(IContractServer server, int? receiveBufferSize = null, bool offerDeflate = false)
     {
+        if (server.IsHttp2)
+        {
+            return await ConnectHttp2Async(server, receiveBufferSize, offerDeflate);
+        }
+
         Socket socket = await RawHttp.ConnectAsync(server.EndPoint);
         if (receiveBufferSize is { } size)
         {
             socket.ReceiveBufferSize = size;
         }
 
-        await socket.SendAsync(Encoding.ASCII.GetBytes(RawHttp.Upgrade("/ws")), RawHttp.Timeout());
+        string extra = offerDeflate ? $"Sec-WebSocket-Extensions: {DeflateOffer}\r\n" : "";
+        await socket.SendAsync(Encoding.ASCII.GetBytes(RawHttp.Upgrade("/ws", extra)), RawHttp.Timeout());
         string head = await RawHttp.ReadHeadAsync(socket);
         Assert.StartsWith("HTTP/1.1 101 ", head);
-        return new ContractClient(socket);
+        string? extensions = head.Split("\r\n").Select(line => line.Split(':', 2))
+            .Where(parts => parts.Length == 2 && parts[0].Trim().Equals("Sec-WebSocket-Extensions", StringComparison.OrdinalIgnoreCase))
+            .Select(parts => parts[1].Trim()).FirstOrDefault();
+        return new ContractClient(new NetworkStream(socket, ownsSocket: true), () => socket.Shutdown(SocketShutdown.Send), extensions);
+    }
+
+    /// <summary>An RFC 8441 extended CONNECT to <c>/ws</c> on a connection of its own (h2c prior knowledge), asserting
+    /// 200.</summary>
+    private static async Task<ContractClient> ConnectHttp2Async(IContractServer server, int? receiveBufferSize, bool offerDeflate)
+    {
+        var handler = new SocketsHttpHandler
+        {
+            ConnectCallback = async (_, cancellationToken) =>
+            {
+                var socket = new Socket(SocketType.Stream, ProtocolType.Tcp) { NoDelay = true };
+                if (receiveBufferSize is { } size)
+                {
+                    socket.ReceiveBufferSize = size;
+                }
+
+                await socket.ConnectAsync(server.EndPoint, cancellationToken);
+                return new NetworkStream(socket, ownsSocket: true);
+            },
+        };
+        var invoker = new HttpMessageInvoker(handler);
+        var request = new HttpRequestMessage(HttpMethod.Connect, new Uri($"http://{server.EndPoint}/ws"))
+        {
+            Version = System.Net.HttpVersion.Version20,
+            VersionPolicy = HttpVersionPolicy.RequestVersionExact,
+        };
+        request.Headers.Protocol = "websocket";
+        request.Headers.TryAddWithoutValidation("sec-websocket-version", "13");
+        if (offerDeflate)
+        {
+            request.Headers.TryAddWithoutValidation("sec-websocket-extensions", DeflateOffer);
+        }
+
+        HttpResponseMessage response = await invoker.SendAsync(request, RawHttp.Timeout());
+        Assert.Equal(System.Net.HttpStatusCode.OK, response.StatusCode);
+        string? extensions = response.Headers.TryGetValues("sec-websocket-extensions", out IEnumerable<string>? values) ? string.Join(", ", values) : null;
+        Stream stream = await response.Content.ReadAsStreamAsync(RawHttp.Timeout());
+        // .NET's client cannot end only its side of an extended CONNECT: disposing the stream resets it (RST_STREAM).
+        return new ContractClient(stream, stream.Dispose, extensions, invoker);
     }
 
     /// <summary>Sends bytes as they are.</summary>
-    public async Task SendAsync(byte[] bytes) => await _socket.SendAsync(bytes, RawHttp.Timeout());
+    public async Task SendAsync(byte[] bytes)
+    {
+        await _stream.WriteAsync(bytes, RawHttp.Timeout());
+        await _stream.FlushAsync(RawHttp.Timeout());
+    }
 
     /// <summary>Sends one masked frame.</summary>
     public Task SendAsync(WebSocketOpcode opcode, string payload) => SendAsync(WireFrames.Client(opcode, Encoding.UTF8.GetBytes(payload)));
 
-    /// <summary>Ends our direction (a FIN).</summary>
-    public void Fin() => _socket.Shutdown(SocketShutdown.Send);
+    /// <summary>Ends our direction: a FIN; over HTTP/2 a reset of the stream (RST_STREAM CANCEL, all .NET's client can
+    /// do), after which nothing more is read.</summary>
+    public void Fin() => _fin();
 
     /// <summary>The server's next frame, or null when the server ended its direction.</summary>
     public async Task<(WebSocketOpcode Opcode, byte[] Payload)?> ReadFrameAsync() =>
         await ReadFinFrameAsync() is { } frame ? (frame.Opcode, frame.Payload) : null;
 
-    /// <summary>The server's next data message, its fragments joined (asserting the continuation rules).</summary>
+    /// <summary>The server's next data message, its fragments joined (asserting the continuation rules) and inflated
+    /// when it came compressed (<see cref="LastMessageCompressed"/>).</summary>
     public async Task<(WebSocketOpcode Opcode, string Text)> ReadMessageAsync()
     {
         var joined = new List<byte>();
         WebSocketOpcode? type = null;
         while (true)
         {
-            (WebSocketOpcode Opcode, byte[] Payload, bool Fin)? frame = await ReadFinFrameAsync();
+            (WebSocketOpcode Opcode, byte[] Payload, bool Fin, int Rsv)? frame = await ReadFinFrameAsync();
             Assert.NotNull(frame);
             if (type is null)
             {
                 Assert.True(frame.Value.Opcode is WebSocketOpcode.Text or WebSocketOpcode.Binary, $"a message began with {frame.Value.Opcode}");
                 type = frame.Value.Opcode;
+                LastMessageCompressed = (frame.Value.Rsv & 4) != 0;
             }
             else
             {
@@ -69,13 +148,14 @@ public sealed class ContractClient : IDisposable
             joined.AddRange(frame.Value.Payload);
             if (frame.Value.Fin)
             {
-                return (type.Value, Encoding.UTF8.GetString([.. joined]));
+                byte[] message = LastMessageCompressed ? ReferenceDeflate.Inflate([.. joined]) : [.. joined];
+                return (type.Value, Encoding.UTF8.GetString(message));
             }
         }
     }
 
-    /// <summary>The server's next frame with its FIN bit, or null when the server ended its direction.</summary>
-    public async Task<(WebSocketOpcode Opcode, byte[] Payload, bool Fin)?> ReadFinFrameAsync()
+    /// <summary>The server's next frame with its FIN and RSV bits, or null when the server ended its direction.</summary>
+    public async Task<(WebSocketOpcode Opcode, byte[] Payload, bool Fin, int Rsv)?> ReadFinFrameAsync()
     {
         while (true)
         {
@@ -83,7 +163,7 @@ public sealed class ContractClient : IDisposable
             if (status == OperationStatus.Done)
             {
                 _start += (int)header.FrameLength;
-                return (header.Opcode, payload.ToArray(), header.Fin);
+                return (header.Opcode, payload.ToArray(), header.Fin, header.Rsv);
             }
 
             Assert.True(status == OperationStatus.NeedMoreData, $"the server's bytes break a rule: {_decoder.Violation}");
@@ -94,7 +174,7 @@ public sealed class ContractClient : IDisposable
                 _start = 0;
             }
 
-            int read = await _socket.ReceiveAsync(_buffer.AsMemory(_end), RawHttp.Timeout());
+            int read = await _stream.ReadAsync(_buffer.AsMemory(_end), RawHttp.Timeout());
             if (read == 0)
             {
                 Assert.True(_end == _start, "the server ended its direction inside a frame");
@@ -123,5 +203,39 @@ public sealed class ContractClient : IDisposable
     /// <summary>Asserts that the server's next event is the end of its direction (nothing after its Close).</summary>
     public async Task AssertEndAsync() => Assert.Null(await ReadFrameAsync());
 
-    public void Dispose() => _socket.Dispose();
+    /// <summary>Reads frames until the server's Close, as <see cref="ReadCloseAsync"/>; over HTTP/2 the stream may be reset
+    /// first (a peer given up: .NET's client then drops what it had not read yet, our Close included), and that returns
+    /// null.</summary>
+    public async Task<(int Status, string Reason)?> ReadCloseUnlessResetAsync()
+    {
+        try
+        {
+            return await ReadCloseAsync();
+        }
+        catch (HttpProtocolException error) when (IsHttp2 && error.ErrorCode == 0x8)
+        {
+            return null; // CANCEL
+        }
+    }
+
+    /// <summary>Asserts that the server gave this peer up: the end of its direction, or over HTTP/2 the reset of the
+    /// stream (RST_STREAM CANCEL, as the endpoint ends a stream whose peer never finished closing: RFC 8441 section
+    /// 5.1).</summary>
+    public async Task AssertGivenUpAsync()
+    {
+        try
+        {
+            Assert.Null(await ReadFrameAsync());
+        }
+        catch (HttpProtocolException error) when (IsHttp2 && error.ErrorCode == 0x8)
+        {
+            // CANCEL
+        }
+    }
+
+    public void Dispose()
+    {
+        _stream.Dispose();
+        _owner?.Dispose();
+    }
 }

@@ -18,6 +18,9 @@ public enum ContractBehaviour
     /// <summary>Starts the close handshake (1000 "bye") on the first data frame.</summary>
     CloseOnFrame,
 
+    /// <summary>Joins <see cref="ContractRecord.Group"/> on its first data frame (a server websocket of any host can).</summary>
+    JoinGroup,
+
     /// <summary>Answers each data frame with <see cref="ContractListener.FloodFrames"/> binary frames of
     /// <see cref="ContractListener.FloodFrameSize"/> bytes, far above any high water mark a case sets.</summary>
     Flood,
@@ -40,6 +43,13 @@ public sealed class ContractListener(WebSocketFrameSender sender, ContractBehavi
                 break;
             case ContractBehaviour.ThrowOnFrame:
                 throw new InvalidOperationException("the application failed");
+            case ContractBehaviour.JoinGroup:
+                if (record.Group.Add(sender.Driver))
+                {
+                    record.Joined.Writer.TryWrite(sender.Driver);
+                }
+
+                break;
             case ContractBehaviour.Flood:
                 byte[] block = new byte[FloodFrameSize];
                 for (int i = 0; i < FloodFrames; i++)
@@ -94,6 +104,12 @@ public sealed class ContractRecord
     /// <summary>The tasks <see cref="WebSocketFrameSender.CloseAsync"/> returned to a <see cref="ContractBehaviour.CloseOnFrame"/>
     /// listener.</summary>
     public Channel<Task<WebSocketCloseInfo>> Closes { get; } = Channel.CreateUnbounded<Task<WebSocketCloseInfo>>();
+
+    /// <summary>The group <see cref="ContractBehaviour.JoinGroup"/> listeners join.</summary>
+    public WebSocketGroup Group { get; } = new();
+
+    /// <summary>The websockets that joined <see cref="Group"/>, in order.</summary>
+    public Channel<WebSocketDriver> Joined { get; } = Channel.CreateUnbounded<WebSocketDriver>();
 
     /// <summary>How the websockets ended.</summary>
     public Channel<WebSocketCloseInfo> Ends { get; } = Channel.CreateUnbounded<WebSocketCloseInfo>();

@@ -1,4 +1,5 @@
 using Microsoft.AspNetCore.Builder;
+using Microsoft.AspNetCore.Server.Kestrel.Core;
 using WebSocketCodec.Testing.Contract;
 
 namespace WebSocketCodec.AspNetCore.Tests.Contract;
@@ -9,6 +10,13 @@ public sealed class EndpointContractTests : WebSocketHostContract
     protected override IContractHost Host { get; } = new KestrelContractHost(fastPath: false);
 }
 
+/// <summary>The host contract against the Kestrel endpoint over HTTP/2 (<c>MapWebSocket</c>, RFC 8441 extended
+/// CONNECT on an h2c connection; the end of each direction is END_STREAM).</summary>
+public sealed class Http2EndpointContractTests : WebSocketHostContract
+{
+    protected override IContractHost Host { get; } = new KestrelContractHost(fastPath: false, http2: true);
+}
+
 /// <summary>The host contract against the connection fast path (<c>UseWebSockets</c> on Kestrel's connection).</summary>
 public sealed class FastPathContractTests : WebSocketHostContract
 {
@@ -16,21 +24,31 @@ public sealed class FastPathContractTests : WebSocketHostContract
 }
 
 /// <summary>Kestrel serving the contract's listener at <c>/ws</c>, on the endpoint or on the fast path.</summary>
-internal sealed class KestrelContractHost(bool fastPath) : IContractHost
+internal sealed class KestrelContractHost(bool fastPath, bool http2 = false) : IContractHost
 {
     public async Task<IContractServer> StartAsync(
-        WebSocketSessionOptions session, Func<WebSocketFrameSender, IWebSocketFrameListener> listener)
+        WebSocketAcceptOptions accept, Func<WebSocketFrameSender, IWebSocketFrameListener> listener)
     {
+        void Configure(WebSocketAcceptOptions options)
+        {
+            options.Session = accept.Session;
+            options.Deflate = accept.Deflate;
+        }
+
         KestrelHost host = fastPath
             ? await KestrelHost.StartAsync(listen: listen => listen.UseWebSockets(
-                (_, connection) => connection.RunAsync(listener), path => path == "/ws", o => o.Session = session))
-            : await KestrelHost.StartAsync(map: app => app.MapWebSocket("/ws", (_, sender) => listener(sender), o => o.Session = session));
-        return new Server(host);
+                (_, connection) => connection.RunAsync(listener), path => path == "/ws", Configure))
+            : await KestrelHost.StartAsync(
+                map: app => app.MapWebSocket("/ws", (_, sender) => listener(sender), Configure),
+                listen: http2 ? listen => listen.Protocols = HttpProtocols.Http2 : null);
+        return new Server(host, http2);
     }
 
-    private sealed class Server(KestrelHost host) : IContractServer
+    private sealed class Server(KestrelHost host, bool http2) : IContractServer
     {
         public System.Net.IPEndPoint EndPoint => host.EndPoint;
+
+        public bool IsHttp2 => http2;
 
         public ValueTask DisposeAsync() => host.DisposeAsync();
     }

@@ -10,8 +10,8 @@ public sealed class SocketContractTests : WebSocketHostContract
 
     private sealed class SocketContractHost : IContractHost
     {
-        public Task<IContractServer> StartAsync(WebSocketSessionOptions session, Func<WebSocketFrameSender, IWebSocketFrameListener> listener) =>
-            Task.FromResult<IContractServer>(new Server(SocketEchoServer.Start(session, listener)));
+        public Task<IContractServer> StartAsync(WebSocketAcceptOptions accept, Func<WebSocketFrameSender, IWebSocketFrameListener> listener) =>
+            Task.FromResult<IContractServer>(new Server(SocketEchoServer.Start(accept.Session, listener, accept)));
     }
 
     private sealed class Server(SocketEchoServer server) : IContractServer

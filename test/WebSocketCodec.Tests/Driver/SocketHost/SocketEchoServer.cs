@@ -16,15 +16,18 @@ public sealed class SocketEchoServer : IAsyncDisposable
     private readonly CancellationTokenSource _stop = new();
     private readonly Task _accepting;
     private readonly WebSocketSessionOptions? _options;
+    private readonly WebSocketAcceptOptions _accept;
 
     /// <summary>What the server accepts: permessage-deflate when offered, with the default level and threshold.</summary>
     private static readonly WebSocketAcceptOptions Accept = new() { Deflate = new PerMessageDeflateOptions() };
 
     private readonly Func<WebSocketFrameSender, IWebSocketFrameListener>? _listener;
 
-    private SocketEchoServer(WebSocketSessionOptions? options, Func<WebSocketFrameSender, IWebSocketFrameListener>? listener)
+    private SocketEchoServer(
+        WebSocketSessionOptions? options, Func<WebSocketFrameSender, IWebSocketFrameListener>? listener, WebSocketAcceptOptions? accept)
     {
         _options = options;
+        _accept = accept ?? Accept;
         _listener = listener;
         _socket.Bind(new IPEndPoint(IPAddress.Loopback, 0));
         _socket.Listen(64);
@@ -46,9 +49,11 @@ public sealed class SocketEchoServer : IAsyncDisposable
     /// <summary>The drivers of the websockets served so far.</summary>
     public List<WebSocketDriver> Drivers { get; } = [];
 
-    /// <summary>Starts the server; its websockets echo whole messages, or run <paramref name="listener"/>.</summary>
+    /// <summary>Starts the server; its websockets echo whole messages, or run <paramref name="listener"/>; it accepts
+    /// what <paramref name="accept"/> allows (permessage-deflate when offered, by default).</summary>
     public static SocketEchoServer Start(
-        WebSocketSessionOptions? options = null, Func<WebSocketFrameSender, IWebSocketFrameListener>? listener = null) => new(options, listener);
+        WebSocketSessionOptions? options = null, Func<WebSocketFrameSender, IWebSocketFrameListener>? listener = null, WebSocketAcceptOptions? accept = null) =>
+        new(options, listener, accept);
 
     /// <summary>Where it listens.</summary>
     public IPEndPoint EndPoint => (IPEndPoint)_socket.LocalEndPoint!;
@@ -105,7 +110,7 @@ public sealed class SocketEchoServer : IAsyncDisposable
         var answer = new ArrayBufferWriter<byte>();
         WebSocketAcceptDecision decision = WebSocketAcceptDecision.Decide(
             new WebSocketHandshakeFacts { Method = request!.Method, HttpVersion = request.Version, Headers = request, Target = request.Target },
-            Accept);
+            _accept);
         Http1Handshake.WriteResponse(answer, decision);
         await socket.SendAsync(answer.WrittenMemory, SocketFlags.None);
         if (!decision.IsAccepted)
@@ -117,7 +122,7 @@ public sealed class SocketEchoServer : IAsyncDisposable
         var transport = new SocketTransport(socket, WebSocketRole.Server, _options);
         if (decision.Deflate is { } deflate)
         {
-            transport.Driver.EnablePerMessageDeflate(deflate, Accept.Deflate!); // permessage-deflate, as negotiated
+            transport.Driver.EnablePerMessageDeflate(deflate, _accept.Deflate!); // permessage-deflate, as negotiated
         }
 
         lock (Drivers)
