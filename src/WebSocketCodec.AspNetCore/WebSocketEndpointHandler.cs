@@ -13,14 +13,17 @@ internal sealed partial class WebSocketEndpointHandler(
 {
     public async Task HandleAsync(HttpContext context)
     {
-        bool overCap = !registry.Enter();
+        bool admitted = registry.Admission?.TryEnter() ?? true;
         try
         {
-            await HandleAsync(context, overCap).ConfigureAwait(false);
+            await HandleAsync(context, overCap: !admitted).ConfigureAwait(false);
         }
         finally
         {
-            registry.Leave();
+            if (admitted)
+            {
+                registry.Admission?.Leave();
+            }
         }
     }
 

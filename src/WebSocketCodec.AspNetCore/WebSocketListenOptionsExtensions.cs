@@ -34,7 +34,8 @@ public static class WebSocketListenOptionsExtensions
         registry.CloseOnShutdown(listen.ApplicationServices);
         listen.Use(_ => async connection =>
         {
-            bool overCap = !registry.Enter();
+            bool admitted = registry.Admission?.TryEnter() ?? true;
+            bool overCap = !admitted;
             try
             {
                 WebSocketAcceptResult result = overCap
@@ -58,7 +59,10 @@ public static class WebSocketListenOptionsExtensions
             }
             finally
             {
-                registry.Leave();
+                if (admitted)
+                {
+                    registry.Admission?.Leave();
+                }
             }
         });
         return listen;

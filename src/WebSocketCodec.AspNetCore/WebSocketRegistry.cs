@@ -10,15 +10,11 @@ namespace WebSocketCodec.AspNetCore;
 internal sealed class WebSocketRegistry(int maxOpen)
 {
     private readonly ConcurrentDictionary<WebSocketConnection, byte> _open = new();
-    private int _admitted; // handshakes under way and websockets open
 
     public int Count => _open.Count;
 
-    /// <summary>Counts a handshake in: false when that puts it over the cap (refuse it with <see cref="HandshakeFailure.OverCapacity"/>). Call
-    /// <see cref="Leave"/> once either way, when the websocket or the refusal is done.</summary>
-    public bool Enter() => Interlocked.Increment(ref _admitted) <= maxOpen;
-
-    public void Leave() => Interlocked.Decrement(ref _admitted);
+    /// <summary>The cap (the core's count of handshakes under way and websockets open); null when there is none.</summary>
+    public WebSocketAdmission? Admission { get; } = maxOpen == WebSocketAcceptOptions.Unlimited ? null : new WebSocketAdmission(maxOpen);
 
     /// <summary>
     /// Runs one accepted websocket: counted as open while <paramref name="application"/> runs; a Close 1011 when the

@@ -39,12 +39,22 @@ public sealed class ContractClient : IDisposable
     /// <summary>Whether the websocket runs on an HTTP/2 stream.</summary>
     public bool IsHttp2 => _owner is not null;
 
-    /// <summary>Connects and completes the opening handshake at <c>/ws</c> (asserting 101).</summary>
+    /// <summary>Connects and completes the opening handshake at <c>/ws</c> (asserting 101, or 200 over HTTP/2).</summary>
     /// <param name="server">The server.</param>
     /// <param name="receiveBufferSize">The socket's receive buffer, when a test needs a peer that stops reading to
     /// hold back the server soon.</param>
     /// <param name="offerDeflate">Whether to offer permessage-deflate (see <see cref="Extensions"/> for the answer).</param>
     public static async Task<ContractClient> ConnectAsync(IContractServer server, int? receiveBufferSize = null, bool offerDeflate = false)
+    {
+        (ContractClient? client, int status) = await TryConnectAsync(server, receiveBufferSize, offerDeflate);
+        Assert.True(client is not null, $"the server refused the websocket: {status}");
+        return client;
+    }
+
+    /// <summary>Tries the opening handshake at <c>/ws</c>: the client when the server accepted (101; 200 over HTTP/2),
+    /// else null and the server's status.</summary>
+    public static async Task<(ContractClient? Client, int Status)> TryConnectAsync(
+        IContractServer server, int? receiveBufferSize = null, bool offerDeflate = false)
     {
         if (server.IsHttp2)
         {
@@ -60,16 +70,21 @@ public sealed class ContractClient : IDisposable
         string extra = offerDeflate ? $"Sec-WebSocket-Extensions: {DeflateOffer}\r\n" : "";
         await socket.SendAsync(Encoding.ASCII.GetBytes(RawHttp.Upgrade("/ws", extra)), RawHttp.Timeout());
         string head = await RawHttp.ReadHeadAsync(socket);
-        Assert.StartsWith("HTTP/1.1 101 ", head);
+        int status = int.Parse(head.AsSpan(9, 3), System.Globalization.CultureInfo.InvariantCulture); // "HTTP/1.1 101 ..."
+        if (status != 101)
+        {
+            socket.Dispose();
+            return (null, status);
+        }
+
         string? extensions = head.Split("\r\n").Select(line => line.Split(':', 2))
             .Where(parts => parts.Length == 2 && parts[0].Trim().Equals("Sec-WebSocket-Extensions", StringComparison.OrdinalIgnoreCase))
             .Select(parts => parts[1].Trim()).FirstOrDefault();
-        return new ContractClient(new NetworkStream(socket, ownsSocket: true), () => socket.Shutdown(SocketShutdown.Send), extensions);
+        return (new ContractClient(new NetworkStream(socket, ownsSocket: true), () => socket.Shutdown(SocketShutdown.Send), extensions), status);
     }
 
-    /// <summary>An RFC 8441 extended CONNECT to <c>/ws</c> on a connection of its own (h2c prior knowledge), asserting
-    /// 200.</summary>
-    private static async Task<ContractClient> ConnectHttp2Async(IContractServer server, int? receiveBufferSize, bool offerDeflate)
+    /// <summary>An RFC 8441 extended CONNECT to <c>/ws</c> on a connection of its own (h2c prior knowledge).</summary>
+    private static async Task<(ContractClient? Client, int Status)> ConnectHttp2Async(IContractServer server, int? receiveBufferSize, bool offerDeflate)
     {
         var handler = new SocketsHttpHandler
         {
@@ -99,11 +114,16 @@ public sealed class ContractClient : IDisposable
         }
 
         HttpResponseMessage response = await invoker.SendAsync(request, RawHttp.Timeout());
-        Assert.Equal(System.Net.HttpStatusCode.OK, response.StatusCode);
+        if (response.StatusCode != System.Net.HttpStatusCode.OK)
+        {
+            invoker.Dispose();
+            return (null, (int)response.StatusCode);
+        }
+
         string? extensions = response.Headers.TryGetValues("sec-websocket-extensions", out IEnumerable<string>? values) ? string.Join(", ", values) : null;
         Stream stream = await response.Content.ReadAsStreamAsync(RawHttp.Timeout());
         // .NET's client cannot end only its side of an extended CONNECT: disposing the stream resets it (RST_STREAM).
-        return new ContractClient(stream, stream.Dispose, extensions, invoker);
+        return (new ContractClient(stream, stream.Dispose, extensions, invoker), 200);
     }
 
     /// <summary>Sends bytes as they are.</summary>

@@ -14,11 +14,13 @@ public abstract class WebSocketHostContract
     protected abstract IContractHost Host { get; }
 
     private async Task<(IContractServer Server, ContractRecord Record)> StartAsync(
-        ContractBehaviour behaviour, WebSocketSessionOptions? session = null, PerMessageDeflateOptions? deflate = null)
+        ContractBehaviour behaviour, WebSocketSessionOptions? session = null, PerMessageDeflateOptions? deflate = null,
+        int maxOpen = WebSocketAcceptOptions.Unlimited)
     {
         var record = new ContractRecord();
         IContractServer server = await Host.StartAsync(
-            new WebSocketAcceptOptions { Session = session ?? Quick, Deflate = deflate }, sender => new ContractListener(sender, behaviour, record));
+            new WebSocketAcceptOptions { Session = session ?? Quick, Deflate = deflate, MaxConcurrentWebSockets = maxOpen },
+            sender => new ContractListener(sender, behaviour, record));
         return (server, record);
     }
 
@@ -374,6 +376,43 @@ public abstract class WebSocketHostContract
             Assert.Equal(WebSocketEndReason.ProtocolViolation, end.EndReason);
             Assert.Equal(CloseStatus.ProtocolError, end.SentStatus);
             Assert.Equal(["Text:plain"], record.Events);
+        }
+    }
+
+    [Fact]
+    public async Task AHandshakeOverTheOpenWebSocketCapGets503UntilAnOpenOneHasEnded()
+    {
+        (IContractServer server, ContractRecord record) = await StartAsync(ContractBehaviour.Echo, maxOpen: 2);
+        await using (server)
+        {
+            using ContractClient first = await ContractClient.ConnectAsync(server);
+            using ContractClient second = await ContractClient.ConnectAsync(server);
+            (ContractClient? third, int status) = await ContractClient.TryConnectAsync(server);
+            Assert.Null(third);
+            Assert.Equal(503, status);
+
+            await first.SendAsync(WireFrames.ClientClose(1000));
+            Assert.Equal(1000, (await first.ReadCloseAsync()).Status);
+            Assert.Equal(WebSocketEndReason.Closed, (await record.NextEndAsync()).EndReason);
+
+            // Counted out when it ended (a continuation of its end, so the next handshake may race it: retry briefly).
+            ContractClient? fourth = null;
+            for (int attempt = 0; attempt < 50 && fourth is null; attempt++)
+            {
+                (fourth, status) = await ContractClient.TryConnectAsync(server);
+                if (fourth is null)
+                {
+                    Assert.Equal(503, status);
+                    await Task.Delay(20);
+                }
+            }
+
+            Assert.NotNull(fourth);
+            using (fourth)
+            {
+                await fourth.SendAsync(WebSocketOpcode.Text, "in");
+                Assert.Equal((WebSocketOpcode.Text, "in"), Text(await fourth.ReadFrameAsync()));
+            }
         }
     }
 

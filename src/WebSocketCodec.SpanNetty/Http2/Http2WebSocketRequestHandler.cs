@@ -89,7 +89,7 @@ internal sealed class Http2WebSocketRequestHandler(Http2WebSocketServer.Setup se
             if (setup.Open is { } open)
             {
                 _ = stream.CloseCompletion.ContinueWith(
-                    static (_, state) => ((OpenWebSockets)state!).Leave(), open,
+                    static (_, state) => ((WebSocketAdmission)state!).Leave(), open,
                     CancellationToken.None, TaskContinuationOptions.ExecuteSynchronously, TaskScheduler.Default);
             }
 
@@ -104,7 +104,7 @@ internal sealed class Http2WebSocketRequestHandler(Http2WebSocketServer.Setup se
             websocket.EnablePerMessageDeflate(parameters, setup.Accept.Deflate!);
         }
 
-        setup.Open?.LeaveWhenEnded(websocket);
+        setup.Open?.LeaveWhenEnded(websocket.Driver);
         pipeline.AddAfter("http2-stream", "websocket", websocket);
         pipeline.Remove(this);
         Http2WebSocketConnection.Of(stream.Parent)?.Add(websocket);

@@ -141,7 +141,7 @@ public static class Http2WebSocketServer
             Route = route;
             Accept = accept?.Clone() ?? new WebSocketAcceptOptions();
             Accept.Deflate?.Validate();
-            Open = OpenWebSockets.For(accept); // shared by the connections configured with the same options instance
+            Open = WebSocketAdmission.For(accept); // shared by the connections configured with the same options instance
             Channel = channel ?? WebSocketChannelHandlerOptions.Default;
             Http2 = http2 ?? Http2WebSocketServerOptions.Default;
             Http2.Validate();
@@ -153,7 +153,7 @@ public static class Http2WebSocketServer
         public WebSocketAcceptOptions Accept { get; }
 
         /// <summary>The open websockets counted against <see cref="WebSocketAcceptOptions.MaxConcurrentWebSockets"/>.</summary>
-        public OpenWebSockets? Open { get; }
+        public WebSocketAdmission? Open { get; }
 
         public WebSocketChannelHandlerOptions Channel { get; }
 

@@ -30,7 +30,7 @@ public sealed class WebSocketServerUpgradeHandler : ChannelHandlerAdapter
     private HeadAccumulator? _head;
     private IScheduledTask? _timeout;
     private bool _done;
-    private readonly OpenWebSockets? _open;
+    private readonly WebSocketAdmission? _open;
 
     /// <summary>Serves websockets at <paramref name="path"/> (any query), with <paramref name="listenerFactory"/>.</summary>
     public WebSocketServerUpgradeHandler(
@@ -46,7 +46,7 @@ public sealed class WebSocketServerUpgradeHandler : ChannelHandlerAdapter
         _route = route;
         _accept = accept?.Clone() ?? new WebSocketAcceptOptions();
         _accept.Deflate?.Validate();
-        _open = OpenWebSockets.For(accept); // shared by the handlers made with the same options instance
+        _open = WebSocketAdmission.For(accept); // shared by the handlers made with the same options instance
         _channel = channel ?? WebSocketChannelHandlerOptions.Default;
     }
 
@@ -131,7 +131,7 @@ public sealed class WebSocketServerUpgradeHandler : ChannelHandlerAdapter
             websocket.EnablePerMessageDeflate(parameters, _accept.Deflate!);
         }
 
-        _open?.LeaveWhenEnded(websocket);
+        _open?.LeaveWhenEnded(websocket.Driver);
         context.Pipeline.AddAfter(context.Name, "websocket", websocket);
         _completion.TrySetResult(websocket);
         if (rest is not null)

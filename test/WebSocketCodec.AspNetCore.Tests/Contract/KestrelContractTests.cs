@@ -33,6 +33,7 @@ internal sealed class KestrelContractHost(bool fastPath, bool http2 = false) : I
         {
             options.Session = accept.Session;
             options.Deflate = accept.Deflate;
+            options.MaxConcurrentWebSockets = accept.MaxConcurrentWebSockets;
         }
 
         KestrelHost host = fastPath

@@ -16,7 +16,7 @@ public sealed class SpanNettySocketContractTests : WebSocketHostContract
     private sealed class SocketHost : IContractHost
     {
         public async Task<IContractServer> StartAsync(WebSocketAcceptOptions accept, Func<WebSocketFrameSender, IWebSocketFrameListener> listener) =>
-            new Server(await CallbacksServer.StartAsync(listener, accept.Session, accept.Deflate));
+            new Server(await CallbacksServer.StartAsync(listener, accept.Session, accept: accept));
     }
 
     private sealed class Server(CallbacksServer server) : IContractServer

@@ -37,8 +37,10 @@ internal sealed class CallbacksServer : IAsyncDisposable
     public IPEndPoint EndPoint => new(IPAddress.Loopback, Url.Port);
 
     public static async Task<CallbacksServer> StartAsync(
-        Func<WebSocketFrameSender, IWebSocketFrameListener> exchange, WebSocketSessionOptions session, PerMessageDeflateOptions? deflate = null)
+        Func<WebSocketFrameSender, IWebSocketFrameListener> exchange, WebSocketSessionOptions session, PerMessageDeflateOptions? deflate = null,
+        WebSocketAcceptOptions? accept = null)
     {
+        accept ??= new WebSocketAcceptOptions { Session = session, Deflate = deflate }; // one instance: it carries the cap's count
         var children = new ConcurrentBag<IChannel>();
         IChannel bound = await new ServerBootstrap()
             .Group(Loops)
@@ -48,7 +50,7 @@ internal sealed class CallbacksServer : IAsyncDisposable
             .ChildHandler(new ActionChannelInitializer<IChannel>(channel =>
             {
                 children.Add(channel);
-                channel.Pipeline.AddLast("upgrade", new WebSocketServerUpgradeHandler("/ws", exchange, new WebSocketAcceptOptions { Session = session, Deflate = deflate }));
+                channel.Pipeline.AddLast("upgrade", new WebSocketServerUpgradeHandler("/ws", exchange, accept));
             }))
             .BindAsync(new IPEndPoint(IPAddress.Loopback, 0));
         return new CallbacksServer(bound, children);

@@ -59,7 +59,7 @@ public sealed class ServerUpgradeTests : LeakCheckedTests
         // Once the first websocket ended, its place is free again.
         _ = first.CloseAsync();
         Completed.Settle(first, websocket.Completion);
-        Assert.True(Completed.Until(first, () => OpenWebSockets.For(accept)!.Count == 0)); // counted out after the end
+        Assert.True(Completed.Until(first, () => WebSocketAdmission.For(accept)!.Count == 0)); // counted out after the end
         EmbeddedChannel third = Server(accept);
         third.WriteInbound(Wire.Buffer(Wire.Request()));
         Assert.StartsWith("HTTP/1.1 101 ", Encoding.ASCII.GetString(Wire.Outbound(third)));

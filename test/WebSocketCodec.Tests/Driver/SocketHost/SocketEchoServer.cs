@@ -106,15 +106,22 @@ public sealed class SocketEchoServer : IAsyncDisposable
             }
         }
 
-        // The core decides (validation, route, subprotocol, deflate) and writes the answer.
+        // The core decides (validation, route, subprotocol, deflate, the open-websocket cap) and writes the answer.
+        WebSocketAdmission? admission = WebSocketAdmission.For(_accept);
+        bool admitted = admission?.TryEnter() ?? true;
         var answer = new ArrayBufferWriter<byte>();
         WebSocketAcceptDecision decision = WebSocketAcceptDecision.Decide(
-            new WebSocketHandshakeFacts { Method = request!.Method, HttpVersion = request.Version, Headers = request, Target = request.Target },
+            new WebSocketHandshakeFacts { Method = request!.Method, HttpVersion = request.Version, Headers = request, Target = request.Target, OverCapacity = !admitted },
             _accept);
         Http1Handshake.WriteResponse(answer, decision);
         await socket.SendAsync(answer.WrittenMemory, SocketFlags.None);
         if (!decision.IsAccepted)
         {
+            if (admitted)
+            {
+                admission?.Leave();
+            }
+
             socket.Dispose();
             return;
         }
@@ -125,6 +132,7 @@ public sealed class SocketEchoServer : IAsyncDisposable
             transport.Driver.EnablePerMessageDeflate(deflate, _accept.Deflate!); // permessage-deflate, as negotiated
         }
 
+        admission?.LeaveWhenEnded(transport.Driver);
         lock (Drivers)
         {
             Drivers.Add(transport.Driver);
