@@ -107,12 +107,18 @@ public sealed class SocketHostTests
         WebSocketDriver driver = server.Drivers[0];
         for (int i = 0; i < 3; i++)
         {
-            // Second by second (the driver may arm its timer just after the test saw it start) until a Ping is due.
+            // Second by second until a Ping is due, giving the driver up to 100 ms after each second: it may arm its
+            // timer after the test saw it start, and on a loaded machine a whole fake minute could otherwise pass
+            // before it does (then the timer, armed late, waits for a clock the test no longer moves).
             int firings = driver.TimerFirings;
-            for (int second = 0; second < 30 && driver.TimerFirings == firings; second++)
+            var waited = System.Diagnostics.Stopwatch.StartNew();
+            while (driver.TimerFirings == firings && waited.Elapsed < Bound)
             {
                 clock.Advance(TimeSpan.FromSeconds(1));
-                await Task.Yield();
+                for (int look = 0; look < 20 && driver.TimerFirings == firings; look++)
+                {
+                    await Task.Delay(5);
+                }
             }
 
             await Eventually.True(() => driver.TimerFirings > firings);
