@@ -14,7 +14,7 @@ namespace WebSocketCodec.SpanNetty;
 /// adds it; add it yourself to a connection of your own built on SpanNetty's <c>Http2FrameCodec</c> and
 /// <c>Http2MultiplexHandler</c>.
 /// </summary>
-internal sealed class Http2StreamOneWindowHandler(Http2FrameCodec codec) : ChannelHandlerAdapter
+public sealed class Http2StreamOneWindowHandler(Http2FrameCodec codec) : ChannelHandlerAdapter
 {
     /// <inheritdoc />
     public override void Write(IChannelHandlerContext context, object message, IPromise promise)

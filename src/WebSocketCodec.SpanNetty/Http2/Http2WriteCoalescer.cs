@@ -21,9 +21,10 @@ namespace WebSocketCodec.SpanNetty;
 /// what waits here is bounded as it was in the transport's outbound buffer.
 /// </summary>
 /// <remarks>Put it next to the transport: in front of the <c>Http2FrameCodec</c> in cleartext, in front of the TLS
-/// handler otherwise (<see cref="Http2WebSocketServer"/> and <see cref="Http2WebSocketClient"/> do). Messages other than
+/// handler otherwise. <see cref="Http2WebSocketServer"/> and <see cref="Http2WebSocketClient"/> add it; add it yourself
+/// (<see cref="AddTo"/>) only to an HTTP/2 connection of your own on SpanNetty's transports. Messages other than
 /// buffers pass as they are.</remarks>
-internal sealed class Http2WriteCoalescer : ChannelHandlerAdapter
+public sealed class Http2WriteCoalescer : ChannelHandlerAdapter
 {
     private const int InitialSize = 16 * 1024;
     private IChannelHandlerContext? _context;
