@@ -13,18 +13,7 @@ internal sealed partial class WebSocketEndpointHandler(
 {
     public async Task HandleAsync(HttpContext context)
     {
-        bool admitted = registry.Admission?.TryEnter() ?? true;
-        try
-        {
-            await HandleAsync(context, overCap: !admitted).ConfigureAwait(false);
-        }
-        finally
-        {
-            if (admitted)
-            {
-                registry.Admission?.Leave();
-            }
-        }
+        await WebSocketAdmission.RunAsync(registry.Admission, overCap => HandleAsync(context, overCap)).ConfigureAwait(false);
     }
 
     private async Task HandleAsync(HttpContext context, bool overCap)

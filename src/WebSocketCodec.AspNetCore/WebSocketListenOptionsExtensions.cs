@@ -32,39 +32,27 @@ public static class WebSocketListenOptionsExtensions
         WebSocketAcceptOptions options = AcceptOptionsResolver.Resolve(listen.ApplicationServices, configure);
         var registry = new WebSocketRegistry(options.MaxConcurrentWebSockets);
         registry.CloseOnShutdown(listen.ApplicationServices);
-        listen.Use(_ => async connection =>
+        listen.Use(_ => connection => WebSocketAdmission.RunAsync(registry.Admission, async overCap =>
         {
-            bool admitted = registry.Admission?.TryEnter() ?? true;
-            bool overCap = !admitted;
-            try
+            WebSocketAcceptResult result = overCap
+                ? await WebSocketServerHandshake.RefuseAsync(
+                    connection.Transport, null, HandshakeFailure.OverCapacity, connection.ConnectionClosed).ConfigureAwait(false)
+                : await WebSocketServerHandshake.AcceptAsync(connection.Transport, options, isPathServed, connection.ConnectionClosed).ConfigureAwait(false);
+            if (!result.Accepted)
             {
-                WebSocketAcceptResult result = overCap
-                    ? await WebSocketServerHandshake.RefuseAsync(
-                        connection.Transport, null, HandshakeFailure.OverCapacity, connection.ConnectionClosed).ConfigureAwait(false)
-                    : await WebSocketServerHandshake.AcceptAsync(connection.Transport, options, isPathServed, connection.ConnectionClosed).ConfigureAwait(false);
-                if (!result.Accepted)
-                {
-                    return;
-                }
-
-                // After a violation: our Close, then FIN through the socket while the input drains (see SocketHalfClose);
-                // a peer that stopped reading is cut off (the connection's abort).
-                using var websocket = new WebSocketConnection(new SocketHalfClose.ConnectionTransport(connection), WebSocketRole.Server, options.Session, result.Subprotocol);
-                if (result.Deflate is { } deflate)
-                {
-                    websocket.EnablePerMessageDeflate(deflate, options.Deflate!);
-                }
-
-                await registry.RunAsync(websocket, () => application(result, websocket)).ConfigureAwait(false);
+                return;
             }
-            finally
+
+            // After a violation: our Close, then FIN through the socket while the input drains (see SocketHalfClose);
+            // a peer that stopped reading is cut off (the connection's abort).
+            using var websocket = new WebSocketConnection(new SocketHalfClose.ConnectionTransport(connection), WebSocketRole.Server, options.Session, result.Subprotocol);
+            if (result.Deflate is { } deflate)
             {
-                if (admitted)
-                {
-                    registry.Admission?.Leave();
-                }
+                websocket.EnablePerMessageDeflate(deflate, options.Deflate!);
             }
-        });
+
+            await registry.RunAsync(websocket, () => application(result, websocket)).ConfigureAwait(false);
+        }));
         return listen;
     }
 }

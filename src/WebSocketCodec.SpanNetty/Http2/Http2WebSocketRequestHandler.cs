@@ -86,12 +86,7 @@ internal sealed class Http2WebSocketRequestHandler(Http2WebSocketServer.Setup se
         if (accepted is Http2StreamAccepted handshakeOnly)
         {
             pipeline.Remove(this);
-            if (setup.Open is { } open)
-            {
-                _ = stream.CloseCompletion.ContinueWith(
-                    static (_, state) => ((WebSocketAdmission)state!).Leave(), open,
-                    CancellationToken.None, TaskContinuationOptions.ExecuteSynchronously, TaskScheduler.Default);
-            }
+            setup.Open?.LeaveWhenEnded(stream.CloseCompletion); // the application runs the stream's bytes itself
 
             handshakeOnly(stream, decision.Request!, decision.Subprotocol);
             return;

@@ -7,7 +7,7 @@ namespace WebSocketCodec;
 /// it counts handshakes under way and websockets open; a handshake that would go over the cap is refused (the host
 /// answers <see cref="HandshakeFailure.OverCapacity"/>: 503) and not counted. A host counts each handshake in with
 /// <see cref="TryEnter"/> and out with <see cref="Leave"/> once its websocket has ended or its refusal was answered
-/// (<see cref="LeaveWhenEnded"/> does the first).
+/// (<see cref="LeaveWhenEnded(WebSocketDriver)"/> does the first).
 /// </summary>
 /// <remarks>Thread-safe. A host whose handlers are made per connection (SpanNetty's) shares one count per options
 /// instance through <see cref="For"/>; a host with one place per endpoint (Kestrel's) makes its own.</remarks>
@@ -67,8 +67,40 @@ public sealed class WebSocketAdmission
     public void LeaveWhenEnded(WebSocketDriver websocket)
     {
         ArgumentNullException.ThrowIfNull(websocket);
-        _ = websocket.Completion.ContinueWith(
+        LeaveWhenEnded(websocket.Completion);
+    }
+
+    /// <summary>Counts an admitted handshake out when <paramref name="ended"/> completes, however it does (for a
+    /// websocket the host runs without a driver of its own, say its channel's or stream's end).</summary>
+    /// <param name="ended">Completes when the websocket the handshake opened has ended.</param>
+    public void LeaveWhenEnded(Task ended)
+    {
+        ArgumentNullException.ThrowIfNull(ended);
+        _ = ended.ContinueWith(
             static (_, state) => ((WebSocketAdmission)state!).Leave(), this,
             CancellationToken.None, TaskContinuationOptions.ExecuteSynchronously, TaskScheduler.Default);
+    }
+
+    /// <summary>Runs one handshake counted in: <paramref name="handshake"/> is told whether it is over the cap (then it
+    /// refuses with <see cref="HandshakeFailure.OverCapacity"/>), and the count is left when it returns. For a host
+    /// whose handshake and websocket run in one call (Kestrel's endpoint and connection middleware).</summary>
+    /// <param name="admission">The cap, or null when there is none.</param>
+    /// <param name="handshake">Given whether the handshake is over the cap, runs it (and its websocket, if accepted).</param>
+    /// <returns>Completes when <paramref name="handshake"/> has.</returns>
+    public static async Task RunAsync(WebSocketAdmission? admission, Func<bool, Task> handshake)
+    {
+        ArgumentNullException.ThrowIfNull(handshake);
+        bool admitted = admission?.TryEnter() ?? true;
+        try
+        {
+            await handshake(!admitted).ConfigureAwait(false);
+        }
+        finally
+        {
+            if (admitted)
+            {
+                admission?.Leave();
+            }
+        }
     }
 }
