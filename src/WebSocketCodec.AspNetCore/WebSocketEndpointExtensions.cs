@@ -55,7 +55,9 @@ public static class WebSocketEndpointExtensions
         ArgumentNullException.ThrowIfNull(listenerFactory);
         return endpoints.MapWebSocket(
             pattern,
-            (context, connection) => connection.RunAsync(listenerFactory(context, connection.Sender), context.RequestAborted),
+            // No abort token: the handler already ends the websocket as the transport's loss when the request is aborted
+            // (a client's reset is the peer's end, not the application's abort).
+            (context, connection) => connection.RunAsync(listenerFactory(context, connection.Sender)),
             configure);
     }
 
@@ -75,7 +77,7 @@ public static class WebSocketEndpointExtensions
             pattern,
             async (context, connection) =>
             {
-                await using var messages = connection.RunMessages(cancellationToken: context.RequestAborted);
+                await using var messages = connection.RunMessages(); // a reset ends it as the transport's loss (see above)
                 await application(context, messages).ConfigureAwait(false);
                 await messages.CloseAsync(cancellationToken: context.RequestAborted).ConfigureAwait(false);
             },

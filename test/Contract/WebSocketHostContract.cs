@@ -173,7 +173,7 @@ public abstract class WebSocketHostContract
             {
                 // .NET's client leaves an HTTP/2 stream only by resetting it: the read loop sees a transport error or
                 // the host its end first, whichever comes first (a property of the HTTP/2 hosts).
-                Assert.Contains(end.EndReason, new[] { WebSocketEndReason.TransportClosed, WebSocketEndReason.Error });
+                Assert.True(end.EndReason is WebSocketEndReason.TransportClosed or WebSocketEndReason.Error, end.ToString());
             }
             else
             {
