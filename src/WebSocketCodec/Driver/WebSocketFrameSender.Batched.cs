@@ -20,14 +20,10 @@ public sealed partial class WebSocketFrameSender
             return TrySend(opcode, payload);
         }
 
-        if (!_output.TryEnter())
-        {
-            return TryQueue(opcode, payload, fin: true); // the loop dispatches a read: its flush after it takes the message
-        }
-
         BatchedFlush flush;
         bool stopped;
-        try
+        bool queue;
+        lock (_output.Sync)
         {
             if (!_connection.CanSend || !_output.IsWritable || !_connection.DrainInboxLocked())
             {
@@ -36,11 +32,9 @@ public sealed partial class WebSocketFrameSender
 
             flush = _batchedFlush ??= new BatchedFlush(this);
             WriteData(opcode, payload, fin: true);
-            stopped = AfterWriteLocked();
-        }
-        finally
-        {
-            Monitor.Exit(_output.Sync);
+            stopped = _output.AfterAppendLocked();
+            queue = !flush.Queued;
+            flush.Queued = true;
         }
 
         if (stopped)
@@ -48,7 +42,7 @@ public sealed partial class WebSocketFrameSender
             _output.ReportWritability(false);
         }
 
-        if (Interlocked.Exchange(ref flush.Queued, 1) == 0)
+        if (queue)
         {
             ThreadPool.UnsafeQueueUserWorkItem(flush, preferLocal: true);
         }
@@ -56,16 +50,20 @@ public sealed partial class WebSocketFrameSender
         return true;
     }
 
-    /// <summary>The flush <see cref="TrySendBatched"/> queues: clears its mark (an append after that queues the next
-    /// one), then flushes everything appended so far. No lock: it never waits behind the read loop.</summary>
+    /// <summary>The flush <see cref="TrySendBatched"/> queues: clears its mark under the output's lock (an append after
+    /// that queues the next one), then flushes everything appended so far.</summary>
     private sealed class BatchedFlush(WebSocketFrameSender sender) : IThreadPoolWorkItem
     {
-        /// <summary>1 while a flush is queued and has not started.</summary>
-        public int Queued;
+        /// <summary>Read and written under the output's lock.</summary>
+        public bool Queued;
 
         public void Execute()
         {
-            Interlocked.Exchange(ref Queued, 0);
+            lock (sender._output.Sync)
+            {
+                Queued = false;
+            }
+
             sender._output.Flush();
         }
     }
