@@ -10,6 +10,7 @@ namespace WebSocketCodec.AspNetCore;
 internal sealed class WebSocketRegistry(int maxOpen)
 {
     private readonly ConcurrentDictionary<WebSocketConnection, byte> _open = new();
+    private volatile bool _stopping;
 
     public int Count => _open.Count;
 
@@ -26,6 +27,11 @@ internal sealed class WebSocketRegistry(int maxOpen)
         WebSocketConnection connection, Func<Task> application, Action<Exception>? onFailed = null)
     {
         _open.TryAdd(connection, 0);
+        if (_stopping)
+        {
+            _ = CloseQuietlyAsync(connection); // accepted as the server began to stop (after the others were closed)
+        }
+
         try
         {
             try
@@ -57,6 +63,7 @@ internal sealed class WebSocketRegistry(int maxOpen)
     {
         services.GetService<IHostApplicationLifetime>()?.ApplicationStopping.Register(() =>
         {
+            _stopping = true; // before the walk: a websocket added meanwhile is seen here or sees this
             foreach (WebSocketConnection connection in _open.Keys)
             {
                 _ = CloseQuietlyAsync(connection);
@@ -68,7 +75,11 @@ internal sealed class WebSocketRegistry(int maxOpen)
     {
         try
         {
-            await connection.CloseAsync(CloseStatus.GoingAway, "server shutting down").ConfigureAwait(false);
+            // The driver's close, not the connection's: that one starts a discarding read loop on a websocket the
+            // application has not started yet, and the application's own RunAsync would then fail. The Close goes out
+            // now either way; the application's loop (or, when the application returns without one, the close in
+            // RunAsync above) reads the answer.
+            await connection.Driver.CloseAsync(CloseStatus.GoingAway, "server shutting down").ConfigureAwait(false);
         }
         catch (Exception error) when (error is InvalidOperationException or IOException or OperationCanceledException)
         {

@@ -133,4 +133,68 @@ public sealed class EndpointTests : IAsyncLifetime
         Assert.True(info.IsClean);
         await stopping;
     }
+
+    [Fact]
+    public async Task AWebSocketTheApplicationHasNotStartedWhenTheServerStopsGets1001AndTheApplicationStillRunsIt()
+    {
+        // The shutdown's Close used to start a discarding read loop on a websocket the application had not started
+        // yet, so the application's RunAsync then threw "already running" (and its end was never reported).
+        var entered = new TaskCompletionSource(TaskCreationOptions.RunContinuationsAsynchronously);
+        var go = new TaskCompletionSource(TaskCreationOptions.RunContinuationsAsynchronously);
+        var ended = new TaskCompletionSource<WebSocketCloseInfo>(TaskCreationOptions.RunContinuationsAsynchronously);
+        await using KestrelHost host = await KestrelHost.StartAsync(app =>
+            app.MapWebSocket("/ws", async (_, connection) =>
+            {
+                entered.SetResult();
+                await go.Task;
+                try
+                {
+                    ended.SetResult(await connection.RunAsync(sender => new WebSocketMessageListener<WebSocketFrameSender>(sender, Echo)));
+                }
+                catch (Exception error)
+                {
+                    ended.SetException(error);
+                    throw;
+                }
+            }));
+        using var client = new ClientWebSocket();
+        await client.ConnectAsync(host.WebSocketUrl("/ws"), RawHttp.Timeout());
+        await entered.Task.WaitAsync(RawHttp.Timeout());
+        Task stopping = host.App.StopAsync(RawHttp.Timeout());
+        WebSocketReceiveResult received = await client.ReceiveAsync(new byte[64], RawHttp.Timeout());
+        Assert.Equal(WebSocketCloseStatus.EndpointUnavailable, received.CloseStatus); // before the application ran it
+        go.SetResult();
+        await client.CloseOutputAsync(WebSocketCloseStatus.EndpointUnavailable, null, RawHttp.Timeout());
+        WebSocketCloseInfo info = await ended.Task.WaitAsync(RawHttp.Timeout());
+        Assert.True(info.IsClean, info.ToString());
+        Assert.Equal((CloseStatus)1001, info.SentStatus);
+        Assert.Equal((CloseStatus)1001, info.ReceivedStatus);
+        await stopping;
+    }
+
+    [Fact]
+    public async Task AWebSocketAcceptedAfterTheServerBeganToStopGets1001()
+    {
+        // The request waits in a middleware until the shutdown's walk over the open websockets has been made.
+        var arrived = new TaskCompletionSource(TaskCreationOptions.RunContinuationsAsynchronously);
+        await using KestrelHost host = await KestrelHost.StartAsync(app =>
+        {
+            app.Use(async (context, next) =>
+            {
+                arrived.TrySetResult();
+                await Task.Delay(Timeout.Infinite, app.Lifetime.ApplicationStopping).ContinueWith(_ => { });
+                await next(context);
+            });
+            app.MapWebSocket("/ws", (_, sender) => new WebSocketMessageListener<WebSocketFrameSender>(sender, Echo));
+        });
+        using var client = new ClientWebSocket();
+        Task connecting = client.ConnectAsync(host.WebSocketUrl("/ws"), RawHttp.Timeout());
+        await arrived.Task.WaitAsync(RawHttp.Timeout());
+        Task stopping = host.App.StopAsync(RawHttp.Timeout());
+        await connecting;
+        WebSocketReceiveResult received = await client.ReceiveAsync(new byte[64], RawHttp.Timeout());
+        Assert.Equal(WebSocketCloseStatus.EndpointUnavailable, received.CloseStatus);
+        await client.CloseOutputAsync(WebSocketCloseStatus.EndpointUnavailable, null, RawHttp.Timeout());
+        await stopping;
+    }
 }
