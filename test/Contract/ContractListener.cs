@@ -24,6 +24,11 @@ public enum ContractBehaviour
     /// <summary>Answers each data frame with <see cref="ContractListener.FloodFrames"/> binary frames of
     /// <see cref="ContractListener.FloodFrameSize"/> bytes, far above any high water mark a case sets.</summary>
     Flood,
+
+    /// <summary>Sends "held-1", tells <see cref="ContractRecord.Holding"/>, blocks in the callback until
+    /// <see cref="ContractRecord.Release"/> is set (bounded), then sends "held-2" (whether it could is
+    /// <see cref="ContractRecord.HeldSecondSent"/>): a listener busy inside a read.</summary>
+    Hold,
 }
 
 /// <summary>A listener of the contract suite: records every callback in order (frames, Pongs, the end) and behaves as
@@ -58,6 +63,16 @@ public sealed class ContractListener(WebSocketFrameSender sender, ContractBehavi
                     sender.Send(WebSocketOpcode.Binary, block);
                 }
 
+                break;
+            case ContractBehaviour.Hold:
+                sender.Send(WebSocketOpcode.Text, "held-1"u8);
+                record.Holding.TrySetResult(sender);
+                if (!record.Release.Wait(TimeSpan.FromSeconds(30)))
+                {
+                    throw new TimeoutException("The test never released the listener.");
+                }
+
+                record.HeldSecondSent.TrySetResult(sender.Send(WebSocketOpcode.Text, "held-2"u8));
                 break;
             case ContractBehaviour.CloseOnFrame:
                 // On the loop the Close is flushed after the read; the task completes when the handshake has ended.
@@ -104,6 +119,15 @@ public sealed class ContractRecord
     /// <summary>The tasks <see cref="WebSocketFrameSender.CloseAsync"/> returned to a <see cref="ContractBehaviour.CloseOnFrame"/>
     /// listener.</summary>
     public Channel<Task<WebSocketCloseInfo>> Closes { get; } = Channel.CreateUnbounded<Task<WebSocketCloseInfo>>();
+
+    /// <summary>Set by a <see cref="ContractBehaviour.Hold"/> listener, with its sender, once it is inside the callback.</summary>
+    public TaskCompletionSource<WebSocketFrameSender> Holding { get; } = new(TaskCreationOptions.RunContinuationsAsynchronously);
+
+    /// <summary>What a <see cref="ContractBehaviour.Hold"/> listener's send after its release returned.</summary>
+    public TaskCompletionSource<bool> HeldSecondSent { get; } = new(TaskCreationOptions.RunContinuationsAsynchronously);
+
+    /// <summary>Lets a <see cref="ContractBehaviour.Hold"/> listener return.</summary>
+    public ManualResetEventSlim Release { get; } = new();
 
     /// <summary>The group <see cref="ContractBehaviour.JoinGroup"/> listeners join.</summary>
     public WebSocketGroup Group { get; } = new();

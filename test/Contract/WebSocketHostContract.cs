@@ -253,6 +253,80 @@ public abstract class WebSocketHostContract
     }
 
     [Fact]
+    public async Task AnotherThreadsSendsAndCloseNeverWaitForABusyListenerAndLeaveInOrderAfterItsRead()
+    {
+        (IContractServer server, ContractRecord record) = await StartAsync(ContractBehaviour.Hold);
+        await using (server)
+        {
+            using ContractClient client = await ContractClient.ConnectAsync(server);
+            await client.SendAsync(WebSocketOpcode.Text, "hold");
+            WebSocketFrameSender sender = await record.Holding.Task.WaitAsync(RawHttp.Timeout());
+            Task<WebSocketCloseInfo> closing;
+            try
+            {
+                // The listener is blocked inside its read: each of these returns while it still is.
+                await sender.SendAsync(WebSocketOpcode.Text, "other-1"u8.ToArray()).AsTask().WaitAsync(RawHttp.Timeout());
+                Assert.True(sender.TrySend(WebSocketOpcode.Binary, "other-2"u8));
+                Assert.True(sender.TrySendBatched(WebSocketOpcode.Text, "other-3"u8));
+                Assert.False(sender.TrySend(WebSocketOpcode.Text, "a fragment"u8, fin: false)); // not while the loop owns the output
+                closing = sender.CloseAsync((CloseStatus)4002, "after");
+                Assert.False(sender.CanSend); // asked to close: later sends are refused...
+                await Assert.ThrowsAsync<InvalidOperationException>(() => sender.SendAsync(WebSocketOpcode.Text, "late"u8.ToArray()).AsTask());
+                Assert.False(record.Release.IsSet);
+            }
+            finally
+            {
+                record.Release.Set();
+            }
+
+            // ...the listener's too (a Close was asked for), and what was sent before goes ahead of the Close: the
+            // loop's frame, then the others' in the order they were sent.
+            Assert.False(await record.HeldSecondSent.Task.WaitAsync(RawHttp.Timeout()));
+            Assert.Equal((WebSocketOpcode.Text, "held-1"), Text(await client.ReadFrameAsync()));
+            Assert.Equal((WebSocketOpcode.Text, "other-1"), Text(await client.ReadFrameAsync()));
+            Assert.Equal((WebSocketOpcode.Binary, "other-2"), Text(await client.ReadFrameAsync()));
+            Assert.Equal((WebSocketOpcode.Text, "other-3"), Text(await client.ReadFrameAsync()));
+            Assert.Equal((4002, "after"), await client.ReadCloseAsync());
+            await client.SendAsync(WireFrames.ClientClose(4002, ""));
+            await client.AssertEndAsync();
+            WebSocketCloseInfo end = await closing.WaitAsync(RawHttp.Timeout());
+            Assert.Equal(WebSocketEndReason.Closed, end.EndReason);
+            Assert.Equal((CloseStatus)4002, end.SentStatus);
+        }
+    }
+
+    [Fact]
+    public async Task MessagesQueuedBehindABusyListenerGoBackToThePoolWhenTheWebSocketIsAborted()
+    {
+        var pool = new CountingPool();
+        (IContractServer server, ContractRecord record) = await StartAsync(ContractBehaviour.Hold, Quick with { Pool = pool });
+        await using (server)
+        {
+            using ContractClient client = await ContractClient.ConnectAsync(server);
+            await client.SendAsync(WebSocketOpcode.Text, "hold");
+            WebSocketFrameSender sender = await record.Holding.Task.WaitAsync(RawHttp.Timeout());
+            try
+            {
+                for (int i = 0; i < 3; i++)
+                {
+                    await sender.SendAsync(WebSocketOpcode.Binary, new byte[1000]).AsTask().WaitAsync(RawHttp.Timeout());
+                }
+
+                Assert.True(pool.Outstanding >= 3); // each waits in a pooled copy
+                sender.Driver.Abort();
+            }
+            finally
+            {
+                record.Release.Set();
+            }
+
+            Assert.Equal(WebSocketEndReason.Aborted, (await record.NextEndAsync()).EndReason);
+            await Eventually.True(() => pool.Outstanding == 0); // the session's buffers and the queued copies alike
+            Assert.Equal(0, pool.BadReturns);
+        }
+    }
+
+    [Fact]
     public async Task TheMessageApiGetsWholeMessagesEchoesThemAndEndsWithTheHandshake()
     {
         var ended = new TaskCompletionSource<(List<string> Got, WebSocketCloseInfo End)>(TaskCreationOptions.RunContinuationsAsynchronously);

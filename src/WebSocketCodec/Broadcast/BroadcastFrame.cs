@@ -18,14 +18,24 @@ public sealed class BroadcastFrame : IDisposable
     private int _references = 1;
     private int _disposed;
 
-    private BroadcastFrame(ArrayPool<byte> pool, byte[] array, int length, WebSocketOpcode opcode, int payloadLength)
+    private BroadcastFrame(ArrayPool<byte> pool, byte[] array, int length, WebSocketOpcode opcode, int payloadLength, bool encoded = true)
     {
         _pool = pool;
         _array = array;
         Length = length;
         Opcode = opcode;
         PayloadLength = payloadLength;
+        IsEncoded = encoded;
     }
+
+    /// <summary>Whether the bytes are an encoded frame (a broadcast), or a websocket's own message still to be encoded
+    /// (compressed when permessage-deflate is on) where it is appended, in the order frames leave.</summary>
+    internal bool IsEncoded { get; }
+
+    /// <summary>The payload of a message still to be encoded; valid while a reference is held.</summary>
+    internal ReadOnlySpan<byte> Payload => IsEncoded
+        ? throw new InvalidOperationException("The frame is encoded.")
+        : new(_array ?? throw new ObjectDisposedException(nameof(BroadcastFrame)), 0, PayloadLength);
 
     /// <summary>Text or Binary.</summary>
     public WebSocketOpcode Opcode { get; }
@@ -74,6 +84,17 @@ public sealed class BroadcastFrame : IDisposable
             pool.Return(array);
             throw;
         }
+    }
+
+    /// <summary>Copies one whole message of a websocket's own, to be encoded where it is appended (by the websocket's own
+    /// thread, in the order frames leave: a compressor that keeps its context sees messages in that order). Its
+    /// <see cref="Length"/> counts the largest header with the payload.</summary>
+    internal static BroadcastFrame CreateUnencoded(WebSocketOpcode opcode, ReadOnlySpan<byte> payload, ArrayPool<byte>? pool)
+    {
+        pool ??= ArrayPool<byte>.Shared;
+        byte[] array = pool.Rent(Math.Max(payload.Length, 1));
+        payload.CopyTo(array);
+        return new BroadcastFrame(pool, array, payload.Length + FrameHeaderReader.MaxHeaderLength, opcode, payload.Length, encoded: false);
     }
 
     /// <summary>Gives up the creator's reference (once; later calls do nothing). Recipients still holding the frame

@@ -90,6 +90,40 @@ internal abstract class BroadcastInbox
         return BroadcastOutcome.Sent;
     }
 
+    /// <summary>Queues one of the websocket's own messages (<see cref="BroadcastFrame.IsEncoded"/> false) for its own
+    /// thread to append, in order behind what is queued (the caller holds a reference for the duration of the call).
+    /// Never waits, never skips: the caller checked the room (<see cref="QueuedBytes"/>).</summary>
+    /// <param name="frame">The message.</param>
+    /// <returns>False when the websocket is gone (nothing was queued).</returns>
+    public bool Enqueue(BroadcastFrame frame)
+    {
+        if (!CanSend || Volatile.Read(ref _closeRequested) != 0)
+        {
+            return false;
+        }
+
+        ObjectDisposedException.ThrowIf(!frame.TryRetain(), frame);
+        ConcurrentQueue<BroadcastFrame> queue = Volatile.Read(ref _queue)
+            ?? Interlocked.CompareExchange(ref _queue, new ConcurrentQueue<BroadcastFrame>(), null) ?? _queue!;
+        queue.Enqueue(frame);
+        // Counted once in the queue, with a full fence: an owner whose dispatch ends sees the count (and the frame in
+        // the queue) when it looks again, or this sees that it no longer dispatches, and schedules a run.
+        Interlocked.Add(ref _queuedBytes, frame.Length);
+        if (!OwnerRunsSoon)
+        {
+            ScheduleRun();
+        }
+
+        return true;
+    }
+
+    /// <summary>Whether the websocket's own thread runs the queue soon anyway (it dispatches a read and runs the queue
+    /// at its end; read after the frame was counted in, so a dispatch that ended in between is seen as ended).</summary>
+    protected virtual bool OwnerRunsSoon => false;
+
+    /// <summary>Whether a run has something to do: frames wait, or a slow member's close was asked for.</summary>
+    public bool HasWork => Volatile.Read(ref _queuedBytes) != 0 || Volatile.Read(ref _closeRequested) == 1;
+
     /// <summary>Appends the frame now if this thread can write the output without waiting and nothing is queued
     /// (check <see cref="QueueIsEmpty"/> under the output's lock). The group's fan-out lock is held: whatever may wait
     /// or run code of others (a lock taken anew, a writability report, a channel flush's handlers) is left to
@@ -139,9 +173,23 @@ internal abstract class BroadcastInbox
     /// websocket can no longer send or is between fragments of a message of its own (a frame cannot go in between).</summary>
     protected abstract ChunkWriter? TargetLocked { get; }
 
+    /// <summary>Whether one of the websocket's own messages can be appended now (no fragmented message is in progress:
+    /// it goes after that message's end).</summary>
+    protected virtual bool CanAppendOwnLocked => true;
+
+    /// <summary>Encodes and appends one of the websocket's own messages (<see cref="BroadcastFrame.IsEncoded"/> false).</summary>
+    protected virtual void AppendOwnLocked(BroadcastFrame frame) =>
+        throw new NotSupportedException("This inbox takes broadcasts only.");
+
     /// <summary>Appends one frame's bytes to <see cref="TargetLocked"/>, or counts it skipped when there is none.</summary>
     protected void AppendLocked(BroadcastFrame frame)
     {
+        if (!frame.IsEncoded)
+        {
+            AppendOwnLocked(frame);
+            return;
+        }
+
         ChunkWriter? target = TargetLocked;
         if (target is null)
         {
@@ -180,8 +228,15 @@ internal abstract class BroadcastInbox
         }
 
         ConcurrentQueue<BroadcastFrame>? queue = Volatile.Read(ref _queue);
-        while (queue is not null && (all || !CanSend || OutputBytes < HighWaterMark) && queue.TryDequeue(out BroadcastFrame? frame))
+        // One consumer at a time (the host's lock): what was peeked is what is dequeued.
+        while (queue is not null && (all || !CanSend || OutputBytes < HighWaterMark) && queue.TryPeek(out BroadcastFrame? frame))
         {
+            if (!frame.IsEncoded && CanSend && !CanAppendOwnLocked)
+            {
+                return; // a fragmented message is in progress: this message, and those behind it, go after its end
+            }
+
+            queue.TryDequeue(out _);
             Interlocked.Add(ref _queuedBytes, -frame.Length);
             try
             {
@@ -226,6 +281,10 @@ internal abstract class BroadcastInbox
             frame.Release();
         }
     }
+
+    /// <summary>A scheduled run found the member's thread busy with a run of its own to come: later requests schedule
+    /// again.</summary>
+    protected void ClearScheduled() => Interlocked.Exchange(ref _scheduled, 0);
 
     /// <summary>Has <see cref="RunQueued"/> run on the member's own thread (once for any number of requests made before
     /// it starts).</summary>

@@ -7,6 +7,9 @@ namespace WebSocketCodec;
 /// there, under the lock it holds; a change of writability is reported after the fan-out (by the thread pool when the
 /// broadcaster is a read loop). So no thread ever waits for a websocket's lock while holding another's or the group's,
 /// and no two read loops can wait on each other.
+/// <para>It also holds the websocket's own messages that other threads send while the read loop dispatches a read
+/// (the loop owns the output then): copied, unencoded, and encoded (compressed, when permessage-deflate is on) when
+/// appended, in the order frames leave, at the end of the read.</para>
 /// </summary>
 internal sealed class DriverInbox(WebSocketDriver connection, DriverOutput output) : BroadcastInbox, IThreadPoolWorkItem
 {
@@ -14,7 +17,7 @@ internal sealed class DriverInbox(WebSocketDriver connection, DriverOutput outpu
 
     public override WebSocketRole Role => connection.Role;
 
-    protected override bool CanSend => connection.CanSend;
+    protected override bool CanSend => connection.CanAppend;
 
     protected override bool IsWritable => output.IsWritable;
 
@@ -96,17 +99,44 @@ internal sealed class DriverInbox(WebSocketDriver connection, DriverOutput outpu
     }
 
     protected override ChunkWriter? TargetLocked =>
-        connection.CanSend && !connection.Sender.InMessage ? output.Current : null;
+        connection.CanAppend && !connection.Sender.InMessage ? output.Current : null;
+
+    protected override bool OwnerRunsSoon => output.IsDispatching;
+
+    protected override bool CanAppendOwnLocked => !connection.Sender.InMessage;
+
+    protected override void AppendOwnLocked(BroadcastFrame frame) => connection.Sender.AppendQueuedLocked(frame.Opcode, frame.Payload);
+
+    /// <summary>Runs the queue at the end of the loop's dispatch (it holds the lock) when something waits.</summary>
+    public void RunAfterDispatchLocked()
+    {
+        if (HasWork)
+        {
+            RunQueued();
+        }
+    }
 
     protected override void CloseSlowLocked() => connection.StartSlowConsumerCloseLocked();
 
     public void Execute()
     {
+        if (!output.TryEnter())
+        {
+            // The loop dispatches a read: it runs the queue at the read's end (it looks after this saw it dispatching).
+            // Later frames schedule runs of their own.
+            ClearScheduled();
+            return;
+        }
+
         bool stopped;
-        lock (output.Sync)
+        try
         {
             RunQueued();
             stopped = output.AfterAppendLocked();
+        }
+        finally
+        {
+            Monitor.Exit(output.Sync);
         }
 
         FlushOut(stopped | Interlocked.Exchange(ref _stopped, 0) != 0);

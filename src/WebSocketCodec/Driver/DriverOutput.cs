@@ -9,6 +9,11 @@ namespace WebSocketCodec;
 /// use) that the flusher copies behind them when the transport has taken the earlier bytes, so appending goes on
 /// during a flush. Bytes not yet flushed count against the high and low water marks: at the high mark the websocket
 /// stops being writable until they drop to the low mark.
+/// <para>While the read loop dispatches a read (<see cref="BeginDispatch"/> to <see cref="EndDispatch"/>) it owns the
+/// output: it holds <see cref="Sync"/> and its frames (the protocol's answers, the listener's sends) go in without a lock
+/// per frame. No other thread ever waits for that: they enter with <see cref="TryEnter"/>, which gives up when the
+/// loop dispatches, and then queue what they send (the driver's inbox) for the end of the read, or wait for it
+/// asynchronously (<see cref="ReadEndedAsync"/>).</para>
 /// </summary>
 internal sealed class DriverOutput : IBufferWriter<byte>
 {
@@ -34,6 +39,9 @@ internal sealed class DriverOutput : IBufferWriter<byte>
     private TaskCompletionSource? _drained;       // completed when no flush is under way any more
     private Queue<(long Target, TaskCompletionSource<bool> Done)>? _flushWaiters; // in order of target
     private TaskCompletionSource? _writableAgain; // completed when writable again (or ended)
+    private int _dispatching;
+    private TaskCompletionSource? _readEnded;     // completed when the loop's dispatch in progress ends
+    private readonly object _waitersSync = new(); // the flush waiters' queue (never waited for behind a dispatch)
 
     public DriverOutput(
         IWebSocketTransport transport, long highWaterMark, long lowWaterMark, ArrayPool<byte> pool, Action<bool>? writabilityChanged,
@@ -51,6 +59,69 @@ internal sealed class DriverOutput : IBufferWriter<byte>
 
     /// <summary>The lock every append takes (the read loop holds it for one read's dispatch, never across a flush).</summary>
     public object Sync { get; } = new();
+
+    /// <summary>Whether the read loop is dispatching a read (it holds <see cref="Sync"/> until the read's frames were
+    /// given to the listener).</summary>
+    public bool IsDispatching => Volatile.Read(ref _dispatching) != 0;
+
+    /// <summary>Takes <see cref="Sync"/> unless the read loop holds it for a dispatch (never waits for a listener):
+    /// a short holder (another sender, a flusher) is waited for by spinning.</summary>
+    /// <returns>Whether the lock was taken (release it with <see cref="Monitor.Exit"/>).</returns>
+    public bool TryEnter()
+    {
+        if (Monitor.TryEnter(Sync))
+        {
+            return true;
+        }
+
+        SpinWait spin = default;
+        while (true)
+        {
+            if (IsDispatching)
+            {
+                return false;
+            }
+
+            spin.SpinOnce(sleep1Threshold: -1);
+            if (Monitor.TryEnter(Sync))
+            {
+                return true;
+            }
+        }
+    }
+
+    /// <summary>The loop starts dispatching a read (it holds <see cref="Sync"/>).</summary>
+    public void BeginDispatch() => Volatile.Write(ref _dispatching, 1);
+
+    /// <summary>The loop's dispatch ended (it still holds <see cref="Sync"/>): wakes those that wait for it.</summary>
+    public void EndDispatch()
+    {
+        Interlocked.Exchange(ref _dispatching, 0); // a full fence: the inbox is looked at again after it
+        if (Volatile.Read(ref _readEnded) is not null)
+        {
+            Interlocked.Exchange(ref _readEnded, null)?.TrySetResult();
+        }
+    }
+
+    /// <summary>Completes when the loop is not dispatching a read (at once when it is not now).</summary>
+    public Task ReadEndedAsync()
+    {
+        if (!IsDispatching)
+        {
+            return Task.CompletedTask;
+        }
+
+        TaskCompletionSource created = new(TaskCreationOptions.RunContinuationsAsynchronously);
+        TaskCompletionSource waiting = Interlocked.CompareExchange(ref _readEnded, created, null) ?? created;
+        if (!IsDispatching)
+        {
+            // Ended in between (its end may not have seen the source): complete it here.
+            Interlocked.Exchange(ref _readEnded, null)?.TrySetResult();
+            return Task.CompletedTask;
+        }
+
+        return waiting.Task;
+    }
 
     /// <summary>Where frames go now; use it under <see cref="Sync"/> only.</summary>
     public ChunkWriter Current => _flushing ? Side : _direct;
@@ -71,7 +142,7 @@ internal sealed class DriverOutput : IBufferWriter<byte>
     /// <summary>The transport error that ended a flush, if any.</summary>
     public Exception? Error { get; private set; }
 
-    /// <summary>Bytes appended and not yet flushed.</summary>
+    /// <summary>Bytes appended and not yet flushed (for the loop, between reads: it waits only for a short holder).</summary>
     public long Unflushed
     {
         get
@@ -83,8 +154,8 @@ internal sealed class DriverOutput : IBufferWriter<byte>
         }
     }
 
-    /// <summary><see cref="Unflushed"/> read without the lock: exact for the thread that holds <see cref="Sync"/>, an
-    /// estimate for others.</summary>
+    /// <summary>Bytes appended and not yet flushed, read without the lock: exact for the thread that holds
+    /// <see cref="Sync"/> (the loop), an estimate for others.</summary>
     public long UnflushedRelaxed => UnflushedLocked;
 
     /// <summary>Bytes the transport has taken so far (grows with every flush that completes): the peer's progress.</summary>
@@ -125,7 +196,6 @@ internal sealed class DriverOutput : IBufferWriter<byte>
         }
 
         _writable = false;
-        _writableAgain ??= new TaskCompletionSource(TaskCreationOptions.RunContinuationsAsynchronously);
         return true;
     }
 
@@ -151,7 +221,12 @@ internal sealed class DriverOutput : IBufferWriter<byte>
 
     private bool StartFlush()
     {
-        lock (Sync)
+        if (!TryEnter())
+        {
+            return false; // the loop dispatches a read: its flush at the end of the read takes these bytes
+        }
+
+        try
         {
             if (_ended || _flushing)
             {
@@ -166,6 +241,10 @@ internal sealed class DriverOutput : IBufferWriter<byte>
 
             _flushing = true;
             _target = _direct.Committed + _sideCopied;
+        }
+        finally
+        {
+            Monitor.Exit(Sync);
         }
 
         ValueTask<bool> flush;
@@ -191,43 +270,50 @@ internal sealed class DriverOutput : IBufferWriter<byte>
         }
     }
 
-    /// <summary>Completes when the websocket is writable again or the output ended.</summary>
+    /// <summary>Completes when the websocket is writable again or the output ended. Takes no lock: the source is
+    /// made here or found, and the end of a flush run (which makes the websocket writable first) completes it.</summary>
     public Task WaitWritableAsync()
     {
-        lock (Sync)
+        if (IsWritable || IsEnded)
         {
-            if (_writable || _ended)
-            {
-                return Task.CompletedTask;
-            }
-
-            _writableAgain ??= new TaskCompletionSource(TaskCreationOptions.RunContinuationsAsynchronously);
-            return _writableAgain.Task;
+            return Task.CompletedTask;
         }
+
+        TaskCompletionSource created = new(TaskCreationOptions.RunContinuationsAsynchronously);
+        TaskCompletionSource waiting = Interlocked.CompareExchange(ref _writableAgain, created, null) ?? created;
+        if (IsWritable || IsEnded)
+        {
+            // Writable in between (that change may not have seen the source): complete it here.
+            Interlocked.Exchange(ref _writableAgain, null)?.TrySetResult();
+            return Task.CompletedTask;
+        }
+
+        return waiting.Task;
     }
 
     /// <summary>Completes when the transport has taken every byte appended so far (true), or when the output ended
-    /// before it did (false: the bytes may have left with the transport's end, or not at all). The caller starts the
-    /// flush that takes them.</summary>
-    public Task<bool> FlushedAsync()
+    /// before it did (false: the bytes may have left with the transport's end, or not at all). The caller holds
+    /// <see cref="Sync"/> and starts the flush that takes them after releasing it.</summary>
+    public Task<bool> FlushedLocked()
     {
-        lock (Sync)
+        long target = _direct.Committed + _direct.Pending + SideAppended;
+        if (target <= Volatile.Read(ref _flushed))
         {
-            long target = _direct.Committed + _direct.Pending + SideAppended;
-            if (target <= _flushed)
-            {
-                return Task.FromResult(true);
-            }
-
-            if (_ended && !_flushing)
-            {
-                return Task.FromResult(false);
-            }
-
-            var done = new TaskCompletionSource<bool>(TaskCreationOptions.RunContinuationsAsynchronously);
-            (_flushWaiters ??= new()).Enqueue((target, done));
-            return done.Task;
+            return Task.FromResult(true);
         }
+
+        if (_ended && !_flushing)
+        {
+            return Task.FromResult(false);
+        }
+
+        var done = new TaskCompletionSource<bool>(TaskCreationOptions.RunContinuationsAsynchronously);
+        lock (_waitersSync)
+        {
+            (_flushWaiters ??= new()).Enqueue((target, done));
+        }
+
+        return done.Task;
     }
 
     /// <summary>Completes the waiters whose bytes the transport has taken, or all of them once the output ended
@@ -243,7 +329,7 @@ internal sealed class DriverOutput : IBufferWriter<byte>
         {
             TaskCompletionSource<bool> done;
             bool taken;
-            lock (Sync)
+            lock (_waitersSync) // not Sync: a flusher never waits behind the loop's dispatch
             {
                 if (_flushWaiters is not { Count: > 0 } waiters)
                 {
@@ -251,8 +337,8 @@ internal sealed class DriverOutput : IBufferWriter<byte>
                 }
 
                 (long target, done) = waiters.Peek();
-                taken = target <= _flushed;
-                if (!taken && !(_ended && !_flushing))
+                taken = target <= Volatile.Read(ref _flushed);
+                if (!taken && !(IsEnded && !IsFlushing))
                 {
                     return;
                 }

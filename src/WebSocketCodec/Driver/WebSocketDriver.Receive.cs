@@ -254,6 +254,15 @@ public sealed partial class WebSocketDriver
             _answered = false;
         }
 
+        if (_rearmTimer)
+        {
+            _rearmTimer = false;
+            lock (_output.Sync)
+            {
+                ArmTimer();
+            }
+        }
+
         bool acted = false;
         if (_timerDue && OnTimerDue(out acted))
         {
@@ -335,11 +344,14 @@ public sealed partial class WebSocketDriver
         }
     }
 
+    /// <summary>The loop starts dispatching a read (under the output's lock): it owns the output until
+    /// <see cref="ExitLoop"/>; other threads queue what they send meanwhile, or wait for the end asynchronously.</summary>
     private void EnterLoop()
     {
         _loopThread = Environment.CurrentManagedThreadId;
         ThreadLocks.Enter();
         Sender.LoopSent = false;
+        _output.BeginDispatch();
     }
 
     private void ExitLoop()
@@ -347,6 +359,10 @@ public sealed partial class WebSocketDriver
         _loopThread = 0;
         ThreadLocks.Exit();
         _answered |= Sender.LoopSent;
+        _output.EndDispatch();
+        // What other threads sent during the read goes right behind it (looked at after the end was published: a
+        // message queued in between is seen here, or its sender saw the end and scheduled a run).
+        Volatile.Read(ref _inbox)?.RunAfterDispatchLocked();
     }
 
     /// <returns>Whether the websocket just stopped being writable (report it outside the lock).</returns>

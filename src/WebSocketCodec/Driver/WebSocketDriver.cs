@@ -46,6 +46,7 @@ public sealed partial class WebSocketDriver : IWebSocketGroupMember, IDisposable
     private IWebSocketFrameListener? _listener;
     private Activity? _activity;
     private DriverInbox? _inbox;
+    private volatile bool _rearmTimer;
 
     /// <summary>Creates the websocket for one end of an upgraded connection.</summary>
     /// <param name="transport">The host's port to the connection's bytes.</param>
@@ -74,8 +75,9 @@ public sealed partial class WebSocketDriver : IWebSocketGroupMember, IDisposable
     /// until they drop to the low mark). Sends from other threads wait, and reading pauses, while it is false.</summary>
     public bool IsWritable => _output.IsWritable;
 
-    /// <summary>Outbound bytes appended and not yet taken by the transport.</summary>
-    public long UnflushedBytes => _output.Unflushed;
+    /// <summary>Outbound bytes appended and not yet taken by the transport (read without a lock: off the loop, an
+    /// estimate).</summary>
+    public long UnflushedBytes => _output.UnflushedRelaxed;
 
     /// <summary>Raised (on the thread that saw it, never under a lock) when <see cref="IsWritable"/> changes.</summary>
     public event Action<WebSocketDriver, bool>? WritabilityChanged;
@@ -145,11 +147,12 @@ public sealed partial class WebSocketDriver : IWebSocketGroupMember, IDisposable
         return CanSend;
     }
 
-    /// <summary>Whether the calling thread holds another websocket's lock (its read loop, dispatching) or a group's
-    /// fan-out lock: waiting for this one's could deadlock with this one's loop waiting for those.</summary>
-    internal bool IsOnOtherReadLoop => ThreadLocks.Held && !IsOnReadLoop;
+    /// <summary>Whether the application may send data frames: open, no Close asked for, the output up.</summary>
+    internal bool CanSend => CanAppend && !_closeRequested;
 
-    internal bool CanSend => _session.State == WebSocketSessionState.Open && !_output.IsEnded && !Stopped;
+    /// <summary>Whether data frames may still be appended (what was queued before a Close was asked for goes ahead of
+    /// it).</summary>
+    internal bool CanAppend => _session.State == WebSocketSessionState.Open && !_output.IsEnded && !Stopped;
 
     /// <summary>Starts the websocket with its listener: from now on the host hands over what it reads. Call it on the
     /// loop, before the first <see cref="Receive(Span{byte})"/>.</summary>
@@ -191,28 +194,58 @@ public sealed partial class WebSocketDriver : IWebSocketGroupMember, IDisposable
             return _completion.Task;
         }
 
-        if (IsOnOtherReadLoop)
+        _closeRequested = true; // later sends are refused; those queued before go ahead of the Close
+        if (_output.TryEnter()) // on the loop it holds the lock already (its dispatch), and flushes after the read
         {
-            // another websocket's listener: take this one's lock from the thread pool
-            return Task.Run(() => CloseAsync(status, reason, cancellationToken), CancellationToken.None);
+            if (StartCloseEntered(status, reason) && !IsOnReadLoop && !Stopped)
+            {
+                _output.Flush();
+            }
+        }
+        else
+        {
+            _ = CloseAfterReadAsync(status, reason); // the loop dispatches a read: the Close goes right after it
         }
 
-        bool started;
-        lock (_output.Sync)
+        return cancellationToken.CanBeCanceled ? _completion.Task.WaitAsync(cancellationToken) : _completion.Task;
+    }
+
+    private volatile bool _closeRequested;
+
+    /// <summary>Starts the close once the loop's dispatch in progress has ended (this never waits for a listener).</summary>
+    private async Task CloseAfterReadAsync(CloseStatus status, string? reason)
+    {
+        do
         {
-            started = _session.StartClose(status, reason);
+            await _output.ReadEndedAsync().ConfigureAwait(false);
+        }
+        while (!_output.TryEnter());
+
+        if (StartCloseEntered(status, reason) && !Stopped)
+        {
+            _output.Flush();
+        }
+    }
+
+    /// <summary>Sends our Close behind what waits in the queue; the caller took the output's lock (released here).</summary>
+    /// <returns>Whether this started the close (flush after, off the loop).</returns>
+    private bool StartCloseEntered(CloseStatus status, string? reason)
+    {
+        try
+        {
+            DrainInboxLocked(); // messages sent before the Close was asked for go ahead of it
+            bool started = _session.StartClose(status, reason);
             if (started)
             {
                 ArmTimer();
             }
-        }
 
-        if (started && !IsOnReadLoop && !Stopped)
+            return started;
+        }
+        finally
         {
-            _output.Flush(); // on the loop, the loop flushes after this read; elsewhere flush now
+            Monitor.Exit(_output.Sync);
         }
-
-        return cancellationToken.CanBeCanceled ? _completion.Task.WaitAsync(cancellationToken) : _completion.Task;
     }
 
     /// <summary>Ends the websocket at once, without a close handshake (any thread).</summary>
@@ -307,9 +340,21 @@ public sealed partial class WebSocketDriver : IWebSocketGroupMember, IDisposable
 
         if (_session.Options.SlowConsumerTimeout > TimeSpan.Zero && !writable)
         {
-            lock (_output.Sync)
+            if (_output.TryEnter())
             {
-                ArmTimer();
+                try
+                {
+                    ArmTimer();
+                }
+                finally
+                {
+                    Monitor.Exit(_output.Sync);
+                }
+            }
+            else
+            {
+                _rearmTimer = true; // the loop dispatches a read: it arms the timer at its next turn
+                _transport.ScheduleTurn();
             }
         }
 
@@ -332,5 +377,5 @@ public sealed partial class WebSocketDriver : IWebSocketGroupMember, IDisposable
         IsOnReadLoop, "Synchronous sends are for the read loop (listener callbacks); from other threads use SendAsync or SendBulkAsync.");
 
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
-    internal void CheckCanSend() => SendGuard.CanSend(CanSend, closing: _session.State != WebSocketSessionState.Open);
+    internal void CheckCanSend() => SendGuard.CanSend(CanSend, closing: _session.State != WebSocketSessionState.Open || _closeRequested);
 }

@@ -20,10 +20,14 @@ public sealed partial class WebSocketFrameSender
             return TrySend(opcode, payload);
         }
 
+        if (!_output.TryEnter())
+        {
+            return TryQueue(opcode, payload, fin: true); // the loop dispatches a read: its flush after it takes the message
+        }
+
         BatchedFlush flush;
         bool stopped;
-        bool queue;
-        lock (_output.Sync)
+        try
         {
             if (!_connection.CanSend || !_output.IsWritable || !_connection.DrainInboxLocked())
             {
@@ -32,9 +36,11 @@ public sealed partial class WebSocketFrameSender
 
             flush = _batchedFlush ??= new BatchedFlush(this);
             WriteData(opcode, payload, fin: true);
-            stopped = _output.AfterAppendLocked();
-            queue = !flush.Queued;
-            flush.Queued = true;
+            stopped = AfterWriteLocked();
+        }
+        finally
+        {
+            Monitor.Exit(_output.Sync);
         }
 
         if (stopped)
@@ -42,7 +48,7 @@ public sealed partial class WebSocketFrameSender
             _output.ReportWritability(false);
         }
 
-        if (queue)
+        if (Interlocked.Exchange(ref flush.Queued, 1) == 0)
         {
             ThreadPool.UnsafeQueueUserWorkItem(flush, preferLocal: true);
         }
@@ -50,20 +56,16 @@ public sealed partial class WebSocketFrameSender
         return true;
     }
 
-    /// <summary>The flush <see cref="TrySendBatched"/> queues: clears its mark under the output's lock (an append after
-    /// that queues the next one), then flushes everything appended so far.</summary>
+    /// <summary>The flush <see cref="TrySendBatched"/> queues: clears its mark (an append after that queues the next
+    /// one), then flushes everything appended so far. No lock: it never waits behind the read loop.</summary>
     private sealed class BatchedFlush(WebSocketFrameSender sender) : IThreadPoolWorkItem
     {
-        /// <summary>Read and written under the output's lock.</summary>
-        public bool Queued;
+        /// <summary>1 while a flush is queued and has not started.</summary>
+        public int Queued;
 
         public void Execute()
         {
-            lock (sender._output.Sync)
-            {
-                Queued = false;
-            }
-
+            Interlocked.Exchange(ref Queued, 0);
             sender._output.Flush();
         }
     }

@@ -8,7 +8,8 @@ namespace WebSocketCodec;
 /// synchronous methods are for the read loop (inside <see cref="IWebSocketFrameListener.OnFrame"/>); the loop flushes
 /// once after each read. From any other thread use <see cref="SendAsync"/>, <see cref="SendBulkAsync{TState}"/> or
 /// <see cref="TrySend"/>: appending takes a short lock, so frames keep one order with the loop's own Pongs and Close,
-/// and never waits for the network. After our Close (or once the transport is gone) the synchronous methods drop
+/// and never waits for the network. While the read loop dispatches a read it owns the output: another thread never
+/// waits for it (a whole message waits in the websocket's queue for the read's end, in order). After our Close (or once the transport is gone) the synchronous methods drop
 /// their frames and report it (<see cref="Send"/> returns false); only <see cref="CloseAsync"/> sends a Close.
 /// </summary>
 public sealed partial class WebSocketFrameSender
@@ -94,19 +95,21 @@ public sealed partial class WebSocketFrameSender
     }
 
     /// <summary>From any thread, without waiting: appends one frame unless the websocket is above its high water mark
-    /// or can no longer send, and starts a flush.</summary>
-    /// <returns>Whether the frame was appended (false: not writable now, or closing; nothing was appended).</returns>
+    /// or can no longer send, and starts a flush. While the read loop dispatches a read (it owns the output then), a
+    /// whole message waits in the websocket's queue for the read's end (this call does not wait), and a fragment is
+    /// not sent (false).</summary>
+    /// <returns>Whether the frame was appended or queued (false: not writable now, or closing, or a fragment while the
+    /// loop dispatches; nothing was sent).</returns>
     public bool TrySend(WebSocketOpcode opcode, ReadOnlySpan<byte> payload, bool fin = true)
     {
         OutboundFragmentOrder.CheckDataOpcode(opcode);
-        if (_connection.IsOnOtherReadLoop)
+        if (!_output.TryEnter())
         {
-            CheckWholeMessage(opcode, fin);
-            return !InMessage && Relay(opcode, payload) == BroadcastOutcome.Sent;
+            return TryQueue(opcode, payload, fin);
         }
 
         bool stopped;
-        lock (_output.Sync)
+        try
         {
             if (!_connection.CanSend || !_output.IsWritable || !_connection.DrainInboxLocked())
             {
@@ -114,7 +117,11 @@ public sealed partial class WebSocketFrameSender
             }
 
             WriteData(opcode, payload, fin);
-            stopped = _output.AfterAppendLocked();
+            stopped = AfterWriteLocked();
+        }
+        finally
+        {
+            Monitor.Exit(_output.Sync);
         }
 
         Flush(stopped);
@@ -122,7 +129,9 @@ public sealed partial class WebSocketFrameSender
     }
 
     /// <summary>From any thread: waits while the websocket is above its high water mark, then appends one frame and
-    /// starts a flush (it does not wait for the network). On the read loop it is <see cref="Send"/>.</summary>
+    /// starts a flush (it does not wait for the network). On the read loop it is <see cref="Send"/>. While the loop
+    /// dispatches a read (it owns the output then), a whole message waits in the websocket's queue for the read's end
+    /// and this completes at once; a fragment waits for the read's end. No thread ever waits for a listener.</summary>
     /// <exception cref="InvalidOperationException">The websocket is closing or closed.</exception>
     [AsyncMethodBuilder(typeof(PoolingAsyncValueTaskMethodBuilder))]
     public async ValueTask SendAsync(
@@ -135,43 +144,45 @@ public sealed partial class WebSocketFrameSender
             return;
         }
 
-        if (_connection.IsOnOtherReadLoop)
+        while (true)
         {
-            CheckWholeMessage(opcode, fin);
-            if (_output.IsWritable && !InMessage)
+            await WaitWritableAsync(cancellationToken).ConfigureAwait(false);
+            if (_output.TryEnter())
             {
-                switch (Relay(opcode, payload.Span))
+                bool stopped;
+                try
                 {
-                    case BroadcastOutcome.Sent:
-                        return;
-                    case BroadcastOutcome.Gone:
-                        _connection.CheckCanSend();
-                        break;
+                    _connection.CheckCanSend();
+                    if (!_connection.DrainInboxLocked())
+                    {
+                        _connection.CheckCanSend(); // the drain started a slow member's close: nothing goes after it
+                    }
+
+                    WriteData(opcode, payload.Span, fin);
+                    stopped = AfterWriteLocked();
                 }
+                finally
+                {
+                    Monitor.Exit(_output.Sync);
+                }
+
+                Flush(stopped);
+                return;
             }
 
-            await Task.Yield(); // the rest runs on the thread pool, which holds no websocket's lock
-        }
-
-        await WaitWritableAsync(cancellationToken).ConfigureAwait(false);
-        bool stopped;
-        lock (_output.Sync)
-        {
             _connection.CheckCanSend();
-            if (!_connection.DrainInboxLocked())
+            if (TryQueue(opcode, payload.Span, fin))
             {
-                _connection.CheckCanSend(); // the drain started a slow member's close: nothing goes after it
+                return;
             }
 
-            WriteData(opcode, payload.Span, fin);
-            stopped = _output.AfterAppendLocked();
+            // A fragment, or the queue is full: after the loop's read, try again.
+            await _output.ReadEndedAsync().WaitAsync(cancellationToken).ConfigureAwait(false);
         }
-
-        Flush(stopped);
     }
 
-    /// <summary>From any thread: waits while the websocket is above its high water mark, then packs frames with
-    /// <paramref name="write"/> into one buffer and starts one flush.</summary>
+    /// <summary>From any thread: waits while the websocket is above its high water mark (and while the read loop
+    /// dispatches a read), then packs frames with <paramref name="write"/> into one buffer and starts one flush.</summary>
     [AsyncMethodBuilder(typeof(PoolingAsyncValueTaskMethodBuilder))]
     public async ValueTask SendBulkAsync<TState>(
         BulkWriteAction<TState> write, TState state, int sizeHint = 16 * 1024, CancellationToken cancellationToken = default)
@@ -184,26 +195,35 @@ public sealed partial class WebSocketFrameSender
             return;
         }
 
-        if (_connection.IsOnOtherReadLoop)
+        while (true)
         {
-            await Task.Yield(); // another websocket's listener: take this one's lock from the thread pool
-        }
-
-        await WaitWritableAsync(cancellationToken).ConfigureAwait(false);
-        bool stopped;
-        lock (_output.Sync)
-        {
-            _connection.CheckCanSend();
-            if (!_connection.DrainInboxLocked())
+            await WaitWritableAsync(cancellationToken).ConfigureAwait(false);
+            if (!_output.TryEnter())
             {
-                _connection.CheckCanSend(); // the drain started a slow member's close: nothing goes after it
+                await _output.ReadEndedAsync().WaitAsync(cancellationToken).ConfigureAwait(false);
+                continue;
             }
 
-            WriteBulk(write, state, _output.Current, sizeHint);
-            stopped = _output.AfterAppendLocked();
-        }
+            bool stopped;
+            try
+            {
+                _connection.CheckCanSend();
+                if (!_connection.DrainInboxLocked())
+                {
+                    _connection.CheckCanSend(); // the drain started a slow member's close: nothing goes after it
+                }
 
-        Flush(stopped);
+                WriteBulk(write, state, _output.Current, sizeHint);
+                stopped = AfterWriteLocked();
+            }
+            finally
+            {
+                Monitor.Exit(_output.Sync);
+            }
+
+            Flush(stopped);
+            return;
+        }
     }
 
     /// <summary>
@@ -215,13 +235,41 @@ public sealed partial class WebSocketFrameSender
     /// </summary>
     public Task<bool> FlushedAsync()
     {
-        if (_connection.IsOnOtherReadLoop)
+        if (_connection.IsOnReadLoop)
         {
-            return Task.Run(FlushedAsync); // another websocket's listener: take this one's lock from the thread pool
+            return _output.FlushedLocked(); // the loop holds the lock for its dispatch, and flushes after it
         }
 
-        Task<bool> flushed = _output.FlushedAsync();
-        if (!flushed.IsCompleted && !_connection.IsOnReadLoop)
+        return _output.TryEnter() ? FlushedEntered() : FlushedAfterReadAsync();
+    }
+
+    private async Task<bool> FlushedAfterReadAsync()
+    {
+        do
+        {
+            await _output.ReadEndedAsync().ConfigureAwait(false);
+        }
+        while (!_output.TryEnter());
+
+        return await FlushedEntered().ConfigureAwait(false);
+    }
+
+    /// <summary><see cref="FlushedAsync"/> with the output's lock taken (released here): what waits in the queue goes
+    /// first, and counts.</summary>
+    private Task<bool> FlushedEntered()
+    {
+        Task<bool> flushed;
+        try
+        {
+            _connection.DrainInboxLocked();
+            flushed = _output.FlushedLocked();
+        }
+        finally
+        {
+            Monitor.Exit(_output.Sync);
+        }
+
+        if (!flushed.IsCompleted)
         {
             _output.Flush(); // a flush under way takes them behind its bytes; otherwise this one does
         }
@@ -233,26 +281,43 @@ public sealed partial class WebSocketFrameSender
     public Task<WebSocketCloseInfo> CloseAsync(CloseStatus status = CloseStatus.NormalClosure, string? reason = null, CancellationToken cancellationToken = default) =>
         _connection.CloseAsync(status, reason, cancellationToken);
 
-    /// <summary>A send from another websocket's read loop, which holds that websocket's lock: waiting for this one's
-    /// could deadlock (this one's listener sending back), so the frame is encoded now and goes through the inbox,
-    /// appended at once if the lock is free, else by the thread pool, in order with the others queued. The callers
-    /// check first that this websocket is not in the middle of a fragmented message of its own (a frame relayed in the
-    /// instant it starts one is dropped and counted as a skipped broadcast).</summary>
-    private BroadcastOutcome Relay(WebSocketOpcode opcode, ReadOnlySpan<byte> payload)
+    /// <summary>Appends one of this websocket's own messages that waited in its queue (under the output's lock, no
+    /// fragmented message in progress).</summary>
+    internal void AppendQueuedLocked(WebSocketOpcode opcode, ReadOnlySpan<byte> payload) => WriteData(opcode, payload, fin: true);
+
+    /// <summary>While the loop dispatches a read: queues a whole message for the read's end, if the websocket can send
+    /// and the queue has room (a high water mark's worth). A fragment is never queued: fragments of one message are
+    /// appended directly, and a queued one could end up behind whole messages queued before it.</summary>
+    /// <returns>Whether it was queued.</returns>
+    private bool TryQueue(WebSocketOpcode opcode, ReadOnlySpan<byte> payload, bool fin)
     {
-        using BroadcastFrame frame = BroadcastFrame.Create(_encoder, opcode, payload, _connection.Options.Pool);
-        BroadcastOutcome outcome = _connection.Inbox.Offer(frame, SlowMemberPolicy.Skip);
-        BroadcastInbox.FlushFannedOut();
-        return outcome;
+        if (!fin || opcode == WebSocketOpcode.Continuation || !_connection.CanSend || !_output.IsWritable)
+        {
+            return false;
+        }
+
+        DriverInbox inbox = _connection.Inbox;
+        long queued = inbox.QueuedBytes;
+        if (queued > 0 && queued + payload.Length + FrameHeaderReader.MaxHeaderLength > _connection.Options.OutboundHighWaterMark)
+        {
+            return false; // the queue holds a high water mark's worth already
+        }
+
+        using BroadcastFrame message = BroadcastFrame.CreateUnencoded(opcode, payload, _connection.Options.Pool);
+        return inbox.Enqueue(message);
     }
 
-    private static void CheckWholeMessage(WebSocketOpcode opcode, bool fin)
+    /// <summary>After a frame was appended from another thread: a message that ended lets what waited behind it in
+    /// the queue go; then the water marks apply.</summary>
+    /// <returns>Whether the websocket just stopped being writable.</returns>
+    private bool AfterWriteLocked()
     {
-        if (!fin || opcode == WebSocketOpcode.Continuation)
+        if (!_order.InMessage)
         {
-            throw new InvalidOperationException(
-                "A listener sends only whole messages to another websocket (a fragment could land between that websocket's own); send fragments from a task.");
+            _connection.DrainInboxLocked();
         }
+
+        return _output.AfterAppendLocked();
     }
 
     private ArrayBufferWriter<byte> Discard
