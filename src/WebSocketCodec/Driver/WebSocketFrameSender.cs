@@ -96,10 +96,10 @@ public sealed partial class WebSocketFrameSender
 
     /// <summary>From any thread, without waiting: appends one frame unless the websocket is above its high water mark
     /// or can no longer send, and starts a flush. While the read loop dispatches a read (it owns the output then), a
-    /// whole message waits in the websocket's queue for the read's end (this call does not wait), and a fragment is
-    /// not sent (false).</summary>
-    /// <returns>Whether the frame was appended or queued (false: not writable now, or closing, or a fragment while the
-    /// loop dispatches; nothing was sent).</returns>
+    /// whole message waits in the websocket's queue for the read's end (this call does not wait), and a fragment or a
+    /// Ping is not sent (false).</summary>
+    /// <returns>Whether the frame was appended or queued (false: not writable now, or closing, or a fragment or Ping
+    /// while the loop dispatches; nothing was sent).</returns>
     public bool TrySend(WebSocketOpcode opcode, ReadOnlySpan<byte> payload, bool fin = true)
     {
         OutboundFragmentOrder.CheckDataOpcode(opcode);
@@ -131,7 +131,8 @@ public sealed partial class WebSocketFrameSender
     /// <summary>From any thread: waits while the websocket is above its high water mark, then appends one frame and
     /// starts a flush (it does not wait for the network). On the read loop it is <see cref="Send"/>. While the loop
     /// dispatches a read (it owns the output then), a whole message waits in the websocket's queue for the read's end
-    /// and this completes at once; a fragment waits for the read's end. No thread ever waits for a listener.</summary>
+    /// and this completes at once; a fragment or a Ping waits for the read's end. No thread ever waits for a
+    /// listener.</summary>
     /// <exception cref="InvalidOperationException">The websocket is closing or closed.</exception>
     [AsyncMethodBuilder(typeof(PoolingAsyncValueTaskMethodBuilder))]
     public async ValueTask SendAsync(
@@ -176,7 +177,7 @@ public sealed partial class WebSocketFrameSender
                 return;
             }
 
-            // A fragment, or the queue is full: after the loop's read, try again.
+            // A fragment or a Ping, or the queue is full: after the loop's read, try again.
             await _output.ReadEndedAsync().WaitAsync(cancellationToken).ConfigureAwait(false);
         }
     }
@@ -285,13 +286,14 @@ public sealed partial class WebSocketFrameSender
     /// fragmented message in progress).</summary>
     internal void AppendQueuedLocked(WebSocketOpcode opcode, ReadOnlySpan<byte> payload) => WriteData(opcode, payload, fin: true);
 
-    /// <summary>While the loop dispatches a read: queues a whole message for the read's end, if the websocket can send
-    /// and the queue has room (a high water mark's worth). A fragment is never queued: fragments of one message are
-    /// appended directly, and a queued one could end up behind whole messages queued before it.</summary>
+    /// <summary>While the loop dispatches a read: queues a whole Text or Binary message for the read's end, if the
+    /// websocket can send and the queue has room (a high water mark's worth). A fragment or a Ping is never queued: it
+    /// belongs between the fragments its thread sends directly, and in the queue it could wait behind a whole message
+    /// that waits for the end of a fragmented message in progress.</summary>
     /// <returns>Whether it was queued.</returns>
     private bool TryQueue(WebSocketOpcode opcode, ReadOnlySpan<byte> payload, bool fin)
     {
-        if (!fin || opcode == WebSocketOpcode.Continuation || !_connection.CanSend || !_output.IsWritable)
+        if (!fin || opcode is not (WebSocketOpcode.Text or WebSocketOpcode.Binary) || !_connection.CanSend || !_output.IsWritable)
         {
             return false;
         }

@@ -113,6 +113,42 @@ public sealed class BusyListenerTests
         Assert.Equal(transport.Committed.Length, transport.FlushedBytes);
     }
 
+    [Fact]
+    public async Task APingBetweenFragmentsKeepsItsPlaceWhenTheLoopIsBusy()
+    {
+        // The soak found it: a Ping queued like a whole message waited behind the fragmented message in progress, so
+        // the peer echoed the message before it answered the Ping.
+        var transport = new BufferTransport();
+        using var driver = new WebSocketDriver(transport, WebSocketRole.Server);
+        using var listener = new BlockingListener();
+        driver.Start(listener);
+        await driver.Sender.SendAsync(WebSocketOpcode.Text, "a"u8.ToArray(), fin: false); // the loop is idle: appended
+        byte[] frame = WireFrames.Client(WebSocketOpcode.Text, "go"u8.ToArray());
+        Task read = Task.Run(() =>
+        {
+            driver.Receive(frame.AsSpan());
+            driver.ReadComplete();
+        });
+
+        Assert.True(listener.Holding.Wait(TimeSpan.FromSeconds(10)));
+        ValueTask ping;
+        try
+        {
+            Assert.False(driver.Sender.TrySend(WebSocketOpcode.Ping, "p"u8)); // not queued
+            ping = driver.Sender.SendAsync(WebSocketOpcode.Ping, "p"u8.ToArray());
+            Assert.False(ping.IsCompleted); // it waits for the read's end
+        }
+        finally
+        {
+            listener.Release.Set();
+        }
+
+        await ping.AsTask().WaitAsync(TimeSpan.FromSeconds(10));
+        await driver.Sender.SendAsync(WebSocketOpcode.Continuation, "b"u8.ToArray(), fin: true);
+        await read.WaitAsync(TimeSpan.FromSeconds(10));
+        Assert.Equal(new byte[] { 0x01, 1, (byte)'a', 0x89, 1, (byte)'p', 0x80, 1, (byte)'b' }, transport.Committed.ToArray());
+    }
+
     private static byte[] Payload(byte first)
     {
         byte[] payload = new byte[1000];
