@@ -59,7 +59,18 @@ public sealed class ClientWebSocketHttp2Tests
     {
         var ended = new TaskCompletionSource<WebSocketCloseInfo>(TaskCreationOptions.RunContinuationsAsynchronously);
         KestrelHost host = await KestrelHost.StartAsync(
-            map: app => app.MapWebSocket("/ws", async (_, channel) => ended.TrySetResult(await channel.RunAsync(sender => new WebSocketMessageListener<WebSocketFrameSender>(sender, static (_, _, _) => { })))),
+            map: app => app.MapWebSocket("/ws", async (_, channel) =>
+            {
+                try
+                {
+                    ended.TrySetResult(await channel.RunAsync(sender => new WebSocketMessageListener<WebSocketFrameSender>(sender, static (_, _, _) => { })));
+                }
+                catch (Exception error)
+                {
+                    ended.TrySetException(error); // the test shows it instead of waiting for ever
+                    throw;
+                }
+            }),
             sharedPort: true);
         using var invoker = new HttpMessageInvoker(Http2Requests.Handler());
         using ClientWebSocket client = http2 ? Http2Requests.Client() : new ClientWebSocket();
@@ -77,7 +88,7 @@ public sealed class ClientWebSocketHttp2Tests
         Assert.False(stop.IsCompleted);
         await client.CloseOutputAsync(WebSocketCloseStatus.EndpointUnavailable, "bye", RawHttp.Timeout());
         await stop.WaitAsync(TimeSpan.FromSeconds(20));
-        WebSocketCloseInfo info = await ended.Task;
+        WebSocketCloseInfo info = await ended.Task.WaitAsync(TimeSpan.FromSeconds(30));
         Assert.True(info.IsClean, info.ToString());
         Assert.Equal((CloseStatus)1001, info.SentStatus);
         Assert.Equal((CloseStatus)1001, info.ReceivedStatus);
