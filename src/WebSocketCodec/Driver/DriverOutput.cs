@@ -42,6 +42,8 @@ internal sealed class DriverOutput : IBufferWriter<byte>
     private int _dispatching;
     private TaskCompletionSource? _readEnded;     // completed when the loop's dispatch in progress ends
     private readonly object _waitersSync = new(); // the flush waiters' queue (never waited for behind a dispatch)
+    private int _handOver;                        // 1: a flusher left the end of a flush to the dispatching loop
+    private ValueTask<bool> _handedOver;          // that flush (completed)
 
     public DriverOutput(
         IWebSocketTransport transport, long highWaterMark, long lowWaterMark, ArrayPool<byte> pool, Action<bool>? writabilityChanged,
@@ -254,19 +256,22 @@ internal sealed class DriverOutput : IBufferWriter<byte>
         }
         catch (Exception error)
         {
-            Fail(error);
-            return false;
+            flush = ValueTask.FromException<bool>(error); // ended like a failed flush
         }
 
         Drive(flush);
-        if (!_flushing)
+        if (!_flushing || !TryEnter())
         {
-            return false;
+            return false; // done; or the loop dispatches a read, and applies the water marks at its end
         }
 
-        lock (Sync)
+        try
         {
             return AfterAppendLocked(); // the transport holds back: the water marks apply
+        }
+        finally
+        {
+            Monitor.Exit(Sync);
         }
     }
 
@@ -417,7 +422,10 @@ internal sealed class DriverOutput : IBufferWriter<byte>
 
     /// <summary>Runs flushes until nothing appended is left, copying what was appended meanwhile behind the earlier
     /// bytes; a flush the transport holds back resumes here through a cached continuation (no allocation). Until
-    /// <see cref="_flushing"/> is cleared, only this touches the transport's writer.</summary>
+    /// <see cref="_flushing"/> is cleared, only this touches the transport's writer. The end of each flush is taken
+    /// under <see cref="Sync"/>; when the read loop holds it for a dispatch, that end is handed to the loop (it runs it
+    /// right after the dispatch, <see cref="RunHandedOver"/>), so a flusher never waits for a listener.</summary>
+#pragma warning disable CA2012 // each completed flush is consumed once: here, or by the loop it was handed to
     private void Drive(ValueTask<bool> flush)
     {
         while (true)
@@ -430,26 +438,27 @@ internal sealed class DriverOutput : IBufferWriter<byte>
                 return;
             }
 
+            if (!EnterOrHandOver(flush))
+            {
+                return; // the loop dispatches a read: it ends this flush after the dispatch
+            }
+
+            if (!EndFlushEntered(flush, out Queue<SideBuffer.Chunk>? appended, out long appendedBytes))
+            {
+                return;
+            }
+
             try
             {
-                if (!flush.GetAwaiter().GetResult())
-                {
-                    Fail(null); // given up, or the peer is gone
-                    return;
-                }
-
-                if (!TakeAppended(out flush))
-                {
-                    return;
-                }
+                flush = CopyBehind(appended!, appendedBytes);
             }
             catch (Exception error)
             {
-                Fail(error);
-                return;
+                flush = ValueTask.FromException<bool>(error); // ended like a failed flush, under the lock
             }
         }
     }
+#pragma warning restore CA2012
 
     private void Resume()
     {
@@ -458,29 +467,95 @@ internal sealed class DriverOutput : IBufferWriter<byte>
         Drive(flush);
     }
 
-    /// <summary>After a flush: done (false) when nothing was appended meanwhile, else copies those bytes behind and
-    /// starts the next flush.</summary>
-    private bool TakeAppended(out ValueTask<bool> next)
+    /// <summary>Takes <see cref="Sync"/> to end a completed flush, unless the read loop dispatches: then the flush is
+    /// left for the loop (the loop clears its dispatch flag, then looks for a flush left; this leaves it, then looks at
+    /// the flag again: one of the two always sees the other, and the exchange gives the flush to one of them).</summary>
+    /// <returns>Whether the lock was taken; false when the loop took the flush over.</returns>
+    private bool EnterOrHandOver(ValueTask<bool> flush)
     {
-        next = default;
-        Queue<SideBuffer.Chunk>? appended = null;
-        long appendedBytes = 0;
-        bool done, changed = false;
-        lock (Sync)
+        while (!TryEnter())
         {
-            WebSocketTelemetry.BytesSent.Add(_target - _flushed);
-            _flushed = _target;
-            done = _ended || SideAppended == _sideCopied;
-            if (done)
+            _handedOver = flush;
+            Interlocked.Exchange(ref _handOver, 1);
+            if (IsDispatching || Interlocked.Exchange(ref _handOver, 0) == 0)
             {
+                return false; // the loop runs it after its dispatch (or took it already)
+            }
+
+            _handedOver = default; // the dispatch ended in between: this thread goes on
+        }
+
+        return true;
+    }
+
+    /// <summary>Runs the end of a flush a flusher left while this loop dispatched (call it on the loop, after the
+    /// dispatch, outside <see cref="Sync"/>: it may report writability).</summary>
+    public void RunHandedOver()
+    {
+        if (Volatile.Read(ref _handOver) == 0 || Interlocked.Exchange(ref _handOver, 0) == 0)
+        {
+            return;
+        }
+
+        ValueTask<bool> flush = _handedOver;
+        _handedOver = default;
+        Drive(flush);
+    }
+
+    /// <summary>Ends a completed flush; the caller took <see cref="Sync"/> (released here). Done (false) when nothing
+    /// was appended meanwhile or the flush failed, else hands back the chunks appended during it.</summary>
+    private bool EndFlushEntered(ValueTask<bool> flush, out Queue<SideBuffer.Chunk>? appended, out long appendedBytes)
+    {
+        appended = null;
+        appendedBytes = 0;
+        bool done, failed = false, changed = false;
+        try
+        {
+            bool taken;
+            Exception? error = null;
+            try
+            {
+                taken = flush.GetAwaiter().GetResult();
+            }
+            catch (Exception thrown)
+            {
+                (taken, error) = (false, thrown);
+            }
+
+            if (!taken)
+            {
+                // Given up, the peer gone, or the transport failed: the output ends.
+                Error ??= error;
+                _ended = true;
                 _flushing = false;
-                changed = FinishLocked();
+                FinishLocked();
+                done = failed = true;
             }
             else
             {
-                // Frames were appended during the flush: take them (later appends go on into new chunks).
-                (appended, appendedBytes) = _sideWriter!.TakeSealed();
+                WebSocketTelemetry.BytesSent.Add(_target - _flushed);
+                _flushed = _target;
+                done = _ended || SideAppended == _sideCopied;
+                if (done)
+                {
+                    _flushing = false;
+                    changed = FinishLocked();
+                }
+                else
+                {
+                    // Frames were appended during the flush: take them (later appends go on into new chunks).
+                    (appended, appendedBytes) = _sideWriter!.TakeSealed();
+                }
             }
+        }
+        finally
+        {
+            Monitor.Exit(Sync);
+        }
+
+        if (failed)
+        {
+            ReportWritability(_writable); // wakes whoever waits: the output ended
         }
 
         WakeFlushWaiters();
@@ -495,10 +570,16 @@ internal sealed class DriverOutput : IBufferWriter<byte>
             return false;
         }
 
-        // Outside the lock: appends go on into the side buffer while these bytes go behind the earlier ones. Until
-        // _flushing is cleared only this thread touches the transport's output.
-        SideBuffer side = _sideWriter!;
-        foreach (SideBuffer.Chunk chunk in appended!)
+        return true;
+    }
+
+    /// <summary>Copies the chunks appended during the last flush behind its bytes and starts the next flush, outside
+    /// <see cref="Sync"/> (appends go on into the side buffer meanwhile; until <see cref="_flushing"/> is cleared only
+    /// this thread touches the transport's output, <see cref="_sideCopied"/> and <see cref="_target"/>; appends go to the
+    /// side buffer, so <see cref="_direct"/> stays as it is).</summary>
+    private ValueTask<bool> CopyBehind(Queue<SideBuffer.Chunk> appended, long appendedBytes)
+    {
+        foreach (SideBuffer.Chunk chunk in appended)
         {
             ReadOnlySpan<byte> bytes = chunk.Array.AsSpan(0, chunk.Length);
             while (!bytes.IsEmpty)
@@ -511,30 +592,10 @@ internal sealed class DriverOutput : IBufferWriter<byte>
             }
         }
 
-        lock (Sync)
-        {
-            side.Recycle(appended);
-            _sideCopied += appendedBytes;
-            _target = _direct.Committed + _sideCopied;
-        }
-
-        next = _transport.FlushAsync();
-        return true;
-    }
-
-    private void Fail(Exception? error)
-    {
-        Error ??= error;
-        lock (Sync)
-        {
-            _ended = true;
-            _flushing = false;
-            FinishLocked();
-        }
-
-        ReportWritability(_writable); // wakes whoever waits: the output ended
-        WakeFlushWaiters();
-        _flushEnded?.Invoke();
+        _sideWriter!.Recycle(appended); // safe outside the lock (the pool's arrays, and the spare queue by exchange)
+        _sideCopied += appendedBytes;
+        _target = _direct.Committed + _sideCopied;
+        return _transport.FlushAsync();
     }
 
     /// <summary>A flush run ended: applies the water marks, wakes the waiters; returns whether the websocket became

@@ -47,6 +47,7 @@ public sealed partial class WebSocketDriver
             stopped = AfterReceiveLocked(bytes.Length, ref handler);
         }
 
+        _output.RunHandedOver(); // the end of a flush that completed during the dispatch
         if (stopped)
         {
             _output.ReportWritability(false);
@@ -88,6 +89,7 @@ public sealed partial class WebSocketDriver
             stopped = AfterReceiveLocked(bytes.Length, ref handler);
         }
 
+        _output.RunHandedOver(); // the end of a flush that completed during the dispatch
         if (stopped)
         {
             _output.ReportWritability(false);

@@ -34,10 +34,25 @@ internal sealed class BufferTransport(int chunkSize = 4096) : IWebSocketTranspor
         _committed.Write(_chunk.AsSpan(0, count));
     }
 
+    /// <summary>When set, the next flush is held until the test completes <see cref="HeldFlush"/> (the bytes count as
+    /// flushed when it does).</summary>
+    public bool HoldNextFlush { get; set; }
+
+    public TaskCompletionSource<bool>? HeldFlush { get; private set; }
+
     public ValueTask<bool> FlushAsync()
     {
         Flushes++;
-        FlushedBytes = _committed.WrittenCount;
+        long bytes = _committed.WrittenCount;
+        if (HoldNextFlush)
+        {
+            HoldNextFlush = false;
+            HeldFlush = new TaskCompletionSource<bool>(); // its continuation runs on the thread that completes it
+            return new ValueTask<bool>(HeldFlush.Task.ContinueWith(
+                done => { FlushedBytes = bytes; return done.Result; }, TaskContinuationOptions.ExecuteSynchronously));
+        }
+
+        FlushedBytes = bytes;
         return new ValueTask<bool>(true);
     }
 

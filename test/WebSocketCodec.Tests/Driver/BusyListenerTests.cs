@@ -114,6 +114,46 @@ public sealed class BusyListenerTests
     }
 
     [Fact]
+    public async Task AFlushThatCompletesWhileTheListenerIsBusyIsEndedByTheLoopAfterItsRead()
+    {
+        var transport = new BufferTransport();
+        using var driver = new WebSocketDriver(transport, WebSocketRole.Server);
+        using var listener = new BlockingListener();
+        driver.Start(listener);
+        transport.HoldNextFlush = true;
+        await driver.Sender.SendAsync(WebSocketOpcode.Text, "first"u8.ToArray()); // the loop is idle: it goes out now
+        TaskCompletionSource<bool> held = Assert.IsType<TaskCompletionSource<bool>>(transport.HeldFlush);
+        byte[] frame = WireFrames.Client(WebSocketOpcode.Text, "go"u8.ToArray());
+        Task read = Task.Run(() =>
+        {
+            driver.Receive(frame.AsSpan());
+            driver.ReadComplete();
+        });
+
+        Assert.True(listener.Holding.Wait(TimeSpan.FromSeconds(10)));
+        Task completed;
+        try
+        {
+            // The flush's end runs on the thread that completes it: it must not wait for the busy listener (before, it
+            // took the output's lock and waited until the listener returned).
+            completed = Task.Run(() => held.SetResult(true));
+            await completed.WaitAsync(TimeSpan.FromSeconds(10));
+            Assert.True(read.IsCompleted is false, "the listener is still inside its read");
+            Assert.Equal(7, driver.UnflushedBytes); // the end of that flush was left to the loop
+        }
+        finally
+        {
+            listener.Release.Set();
+        }
+
+        await read.WaitAsync(TimeSpan.FromSeconds(10));
+        Assert.True(await driver.Sender.FlushedAsync().WaitAsync(TimeSpan.FromSeconds(10)));
+        Assert.Equal([0x81, 5, .. "first"u8], transport.Committed.ToArray());
+        Assert.Equal(1, transport.Flushes);
+        Assert.True(driver.IsWritable);
+    }
+
+    [Fact]
     public async Task APingBetweenFragmentsKeepsItsPlaceWhenTheLoopIsBusy()
     {
         // The soak found it: a Ping queued like a whole message waited behind the fragmented message in progress, so
