@@ -1,4 +1,3 @@
-using System.Buffers;
 using System.Net.Sockets;
 using System.Text;
 
@@ -12,10 +11,7 @@ public sealed class ContractClient : IDisposable
     private readonly Stream _stream;
     private readonly Action _fin;
     private readonly IDisposable? _owner;
-    private readonly FrameDecoder _decoder;
-    private readonly byte[] _buffer = new byte[1 << 20];
-    private int _start;
-    private int _end;
+    private readonly ContractFrameReader _frames;
 
     private ContractClient(Stream stream, Action fin, string? extensions, IDisposable? owner = null)
     {
@@ -24,14 +20,14 @@ public sealed class ContractClient : IDisposable
         _owner = owner;
         Extensions = extensions;
         bool deflate = extensions?.StartsWith("permessage-deflate", StringComparison.Ordinal) == true;
-        _decoder = new FrameDecoder(WebSocketRole.Client, new FrameDecoderOptions { ValidateUtf8 = false, AllowedRsv = deflate ? 4 : 0, PerMessageDeflate = deflate });
+        _frames = new ContractFrameReader(stream, WebSocketRole.Client, deflate);
     }
 
     /// <summary>The extensions the server's answer settled (<c>Sec-WebSocket-Extensions</c>), or null.</summary>
     public string? Extensions { get; }
 
     /// <summary>Whether the last message <see cref="ReadMessageAsync"/> returned came compressed (RSV1).</summary>
-    public bool LastMessageCompressed { get; private set; }
+    public bool LastMessageCompressed => _frames.LastMessageCompressed;
 
     /// <summary>The offer of a client that asks for permessage-deflate.</summary>
     private const string DeflateOffer = "permessage-deflate; client_max_window_bits";
@@ -141,84 +137,17 @@ public sealed class ContractClient : IDisposable
     public void Fin() => _fin();
 
     /// <summary>The server's next frame, or null when the server ended its direction.</summary>
-    public async Task<(WebSocketOpcode Opcode, byte[] Payload)?> ReadFrameAsync() =>
-        await ReadFinFrameAsync() is { } frame ? (frame.Opcode, frame.Payload) : null;
+    public Task<(WebSocketOpcode Opcode, byte[] Payload)?> ReadFrameAsync() => _frames.ReadFrameAsync();
 
     /// <summary>The server's next data message, its fragments joined (asserting the continuation rules) and inflated
     /// when it came compressed (<see cref="LastMessageCompressed"/>).</summary>
-    public async Task<(WebSocketOpcode Opcode, string Text)> ReadMessageAsync()
-    {
-        var joined = new List<byte>();
-        WebSocketOpcode? type = null;
-        while (true)
-        {
-            (WebSocketOpcode Opcode, byte[] Payload, bool Fin, int Rsv)? frame = await ReadFinFrameAsync();
-            Assert.NotNull(frame);
-            if (type is null)
-            {
-                Assert.True(frame.Value.Opcode is WebSocketOpcode.Text or WebSocketOpcode.Binary, $"a message began with {frame.Value.Opcode}");
-                type = frame.Value.Opcode;
-                LastMessageCompressed = (frame.Value.Rsv & 4) != 0;
-            }
-            else
-            {
-                Assert.Equal(WebSocketOpcode.Continuation, frame.Value.Opcode);
-            }
-
-            joined.AddRange(frame.Value.Payload);
-            if (frame.Value.Fin)
-            {
-                byte[] message = LastMessageCompressed ? ReferenceDeflate.Inflate([.. joined]) : [.. joined];
-                return (type.Value, Encoding.UTF8.GetString(message));
-            }
-        }
-    }
+    public Task<(WebSocketOpcode Opcode, string Text)> ReadMessageAsync() => _frames.ReadMessageAsync();
 
     /// <summary>The server's next frame with its FIN and RSV bits, or null when the server ended its direction.</summary>
-    public async Task<(WebSocketOpcode Opcode, byte[] Payload, bool Fin, int Rsv)?> ReadFinFrameAsync()
-    {
-        while (true)
-        {
-            OperationStatus status = _decoder.ReadFrame(_buffer.AsSpan(_start, _end - _start), out FrameHeader header, out Span<byte> payload, out _);
-            if (status == OperationStatus.Done)
-            {
-                _start += (int)header.FrameLength;
-                return (header.Opcode, payload.ToArray(), header.Fin, header.Rsv);
-            }
-
-            Assert.True(status == OperationStatus.NeedMoreData, $"the server's bytes break a rule: {_decoder.Violation}");
-            if (_start > 0)
-            {
-                _buffer.AsSpan(_start, _end - _start).CopyTo(_buffer);
-                _end -= _start;
-                _start = 0;
-            }
-
-            int read = await _stream.ReadAsync(_buffer.AsMemory(_end), RawHttp.Timeout());
-            if (read == 0)
-            {
-                Assert.True(_end == _start, "the server ended its direction inside a frame");
-                return null;
-            }
-
-            _end += read;
-        }
-    }
+    public Task<(WebSocketOpcode Opcode, byte[] Payload, bool Fin, int Rsv)?> ReadFinFrameAsync() => _frames.ReadFinFrameAsync();
 
     /// <summary>Reads frames until the server's Close; returns its status and reason.</summary>
-    public async Task<(int Status, string Reason)> ReadCloseAsync()
-    {
-        while (await ReadFrameAsync() is { } frame)
-        {
-            if (frame.Opcode == WebSocketOpcode.Close)
-            {
-                return (WireFrames.CloseStatusOf(frame.Payload), Encoding.UTF8.GetString(frame.Payload.AsSpan(2)));
-            }
-        }
-
-        Assert.Fail("the server ended its direction without a Close");
-        return default;
-    }
+    public Task<(int Status, string Reason)> ReadCloseAsync() => _frames.ReadCloseAsync();
 
     /// <summary>Asserts that the server's next event is the end of its direction (nothing after its Close).</summary>
     public async Task AssertEndAsync() => Assert.Null(await ReadFrameAsync());
