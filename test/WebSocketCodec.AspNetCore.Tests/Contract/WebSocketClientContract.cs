@@ -21,6 +21,15 @@ public abstract class WebSocketClientContract
     /// <summary>Starts a raw server, connects the client under test and runs the contract's listener on it.</summary>
     private async Task<ClientRun> ConnectAsync(ContractBehaviour behaviour, WebSocketSessionOptions? session = null, bool deflate = false)
     {
+        var record = new ContractRecord();
+        return await ConnectAsync(
+            connection => connection.RunAsync(sender => new ContractListener(sender, behaviour, record)), record, session, deflate);
+    }
+
+    /// <summary>Starts a raw server, connects the client under test and runs it with <paramref name="run"/>.</summary>
+    private async Task<ClientRun> ConnectAsync(
+        Func<WebSocketConnection, Task<WebSocketCloseInfo>> run, ContractRecord record, WebSocketSessionOptions? session = null, bool deflate = false)
+    {
         RawServerHost host = await RawServerHost.StartAsync(Http2, answerDeflate: deflate);
         var options = new WebSocketClientOptions { Session = session ?? Quick, Deflate = deflate ? new PerMessageDeflateOptions() : null };
         HttpMessageInvoker? invoker = Http2 ? new HttpMessageInvoker(WebSocketHttp2Client.CreateHandler()) : null;
@@ -29,9 +38,7 @@ public abstract class WebSocketClientContract
             : WebSocketClient.ConnectAsync(host.Url, options);
         RawServerPeer peer = await host.AcceptAsync();
         WebSocketConnection connection = await connecting.WaitAsync(RawHttp.Timeout());
-        var record = new ContractRecord();
-        Task<WebSocketCloseInfo> run = connection.RunAsync(sender => new ContractListener(sender, behaviour, record));
-        return new ClientRun(host, peer, connection, record, run, invoker);
+        return new ClientRun(host, peer, connection, record, run(connection), invoker);
     }
 
     private sealed record ClientRun(
@@ -235,6 +242,92 @@ public abstract class WebSocketClientContract
         await peer.SendAsync(WireFrames.Server(WebSocketOpcode.Close, WireFrames.ClosePayload(4002)));
         peer.End();
         Assert.Equal(WebSocketEndReason.Closed, (await closing.WaitAsync(RawHttp.Timeout())).EndReason);
+    }
+
+    [Fact]
+    public async Task TheMetricsCountTheWebSocketItsTrafficAndItsEndByStatusAndCause()
+    {
+        // A close status no other test of the process sends: the closes measurement it tags is this websocket's.
+        int status = 4000 + Random.Shared.Next(1000);
+        using var metrics = new ContractMetrics();
+        await using (ClientRun client = await ConnectAsync(ContractBehaviour.Echo))
+        {
+            RawServerPeer peer = client.Peer;
+            await peer.SendAsync(WebSocketOpcode.Text, "counted");
+            Assert.Equal((WebSocketOpcode.Text, "counted"), Text(await peer.Frames.ReadFrameAsync()));
+            await peer.SendAsync(WireFrames.Server(WebSocketOpcode.Close, WireFrames.ClosePayload((ushort)status, "metrics")));
+            Assert.Equal(status, (await peer.Frames.ReadCloseAsync()).Status);
+            peer.End();
+            Assert.Equal((CloseStatus)status, (await client.Run.WaitAsync(RawHttp.Timeout())).Status);
+        }
+
+        ContractMeasurement close = Assert.Single(metrics.Measurements, m =>
+            m.Instrument == "websocketcodec.closes" && Equals(m.Tags.GetValueOrDefault("websocket.close.status"), status));
+        Assert.Equal(1, close.Value);
+        Assert.Equal(nameof(WebSocketEndReason.Closed), close.Tags["websocket.close.cause"]);
+        Assert.Equal(["websocket.close.cause", "websocket.close.status"], close.Tags.Keys.Order());
+        Assert.True(metrics.Total("websocketcodec.connections") >= 1);
+        Assert.True(metrics.Total("websocketcodec.frames.received") >= 1);
+        Assert.True(metrics.Total("websocketcodec.messages.received") >= 1);
+        Assert.True(metrics.Total("websocketcodec.bytes.received") >= 2 + "counted".Length);
+        Assert.True(metrics.Total("websocketcodec.bytes.sent") >= 2 + 4 + "counted".Length);
+        Assert.Contains(metrics.Measurements, m => m.Instrument == "websocketcodec.connections.active" && m.Value == 1);
+        Assert.Contains(metrics.Measurements, m => m.Instrument == "websocketcodec.connections.active" && m.Value == -1);
+    }
+
+    [Fact]
+    public async Task TheMessageApiGetsWholeMessagesEchoesThemAndEndsWithTheHandshake()
+    {
+        var ended = new TaskCompletionSource<(List<string> Got, WebSocketCloseInfo End)>(TaskCreationOptions.RunContinuationsAsynchronously);
+        await using ClientRun client = await ConnectAsync(
+            connection =>
+            {
+                MessageWebSocket messages = connection.RunMessages();
+                _ = ContractMessageApps.EchoMessagesAsync(messages, ended);
+                return messages.Completion;
+            },
+            new ContractRecord());
+        RawServerPeer peer = client.Peer;
+        await peer.SendAsync([.. WireFrames.Server(WebSocketOpcode.Text, "frag"u8, fin: false), .. WireFrames.Server(WebSocketOpcode.Continuation, "mented"u8)]);
+        await peer.SendAsync(WebSocketOpcode.Binary, "whole");
+        Assert.Equal((WebSocketOpcode.Text, "fragmented"), await peer.Frames.ReadMessageAsync());
+        Assert.Equal((WebSocketOpcode.Binary, "whole"), await peer.Frames.ReadMessageAsync());
+        await peer.SendAsync(WireFrames.Server(WebSocketOpcode.Close, WireFrames.ClosePayload(4002, "bye")));
+        Assert.Equal(4002, (await peer.Frames.ReadCloseAsync()).Status);
+        peer.End();
+
+        (List<string> got, WebSocketCloseInfo end) = await ended.Task.WaitAsync(RawHttp.Timeout());
+        Assert.Equal(["fragmented", "whole"], got);
+        Assert.Equal(WebSocketEndReason.Closed, end.EndReason);
+        Assert.Equal((CloseStatus)4002, end.ReceivedStatus);
+        Assert.Equal("bye", end.ReceivedReason);
+    }
+
+    [Fact]
+    public async Task AFloodAboveTheHighMarkMakesTheWebSocketNotWritableUntilTheServerReadsItAll()
+    {
+        var marks = Quick with
+        {
+            OutboundHighWaterMark = 64 * 1024,
+            OutboundLowWaterMark = 16 * 1024,
+            SlowConsumerTimeout = TimeSpan.Zero, // a server that takes its time is not given up here
+        };
+        await using ClientRun client = await ConnectAsync(ContractBehaviour.Flood, marks);
+        RawServerPeer peer = client.Peer;
+        await peer.SendAsync(WebSocketOpcode.Text, "flood"); // 8 MiB answered, and nothing read yet
+        Assert.False(await client.Record.NextWritabilityAsync()); // the transport holds it back: above the high mark
+        Assert.False(client.Record.Writability.Reader.TryPeek(out _)); // and it stays so while nothing is read
+
+        for (int i = 0; i < ContractListener.FloodFrames; i++)
+        {
+            (WebSocketOpcode Opcode, byte[] Payload)? frame = await peer.Frames.ReadFrameAsync();
+            Assert.Equal(WebSocketOpcode.Binary, frame?.Opcode);
+            Assert.Equal(ContractListener.FloodFrameSize, frame?.Payload.Length);
+            Assert.Equal((byte)i, frame?.Payload[0]); // in the order sent
+        }
+
+        Assert.True(await client.Record.NextWritabilityAsync()); // drained to the low mark: writable again
+        Assert.False(client.Record.Writability.Reader.TryPeek(out _)); // one change each way, no flapping
     }
 
     private static (WebSocketOpcode, string) Text((WebSocketOpcode Opcode, byte[] Payload)? frame)
