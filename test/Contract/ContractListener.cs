@@ -130,7 +130,7 @@ public sealed class ContractRecord
     public ManualResetEventSlim Release { get; } = new();
 
     /// <summary>The group <see cref="ContractBehaviour.JoinGroup"/> listeners join.</summary>
-    public WebSocketGroup Group { get; } = new();
+    public WebSocketGroup Group { get; init; } = new();
 
     /// <summary>The websockets that joined <see cref="Group"/>, in order.</summary>
     public Channel<WebSocketDriver> Joined { get; } = Channel.CreateUnbounded<WebSocketDriver>();

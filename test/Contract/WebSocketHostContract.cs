@@ -15,9 +15,9 @@ public abstract class WebSocketHostContract
 
     private async Task<(IContractServer Server, ContractRecord Record)> StartAsync(
         ContractBehaviour behaviour, WebSocketSessionOptions? session = null, PerMessageDeflateOptions? deflate = null,
-        int maxOpen = WebSocketAcceptOptions.Unlimited)
+        int maxOpen = WebSocketAcceptOptions.Unlimited, ContractRecord? record = null)
     {
-        var record = new ContractRecord();
+        record ??= new ContractRecord();
         IContractServer server = await Host.StartAsync(
             new WebSocketAcceptOptions { Session = session ?? Quick, Deflate = deflate, MaxConcurrentWebSockets = maxOpen },
             sender => new ContractListener(sender, behaviour, record));
@@ -132,6 +132,105 @@ public abstract class WebSocketHostContract
         Assert.Contains(metrics.Measurements, m => m.Instrument == "websocketcodec.closes"
             && Equals(m.Tags.GetValueOrDefault("websocket.close.cause"), nameof(WebSocketEndReason.ProtocolViolation))
             && Equals(m.Tags.GetValueOrDefault("websocket.close.status"), (int)CloseStatus.ProtocolError));
+    }
+
+    [Theory]
+    [InlineData("utf8")]
+    [InlineData("length")]
+    public async Task AViolationInsideAFrameEndsTheServersOutputAtOnceAndThePeersCloseIsNotRead(string shape)
+    {
+        // Both found inside a frame, where the bytes after them were once read as the rest of it: the server failed the
+        // connection, so it ends its output at once (RFC 6455 section 7.1.7) instead of waiting for the rest (or for
+        // the close timeout, 30 s here), and the peer's Close that follows is not processed.
+        (byte[] violation, int status, ProtocolViolation rule) = shape switch
+        {
+            // A text frame announcing 60,000 bytes whose 3rd byte can start no UTF-8 sequence: 24 of its bytes sent.
+            "utf8" => (WireFrames.Client(WebSocketOpcode.Text, [0x61, 0x62, 0xC0, 0xAF, .. new byte[59_996]])[..24], 1007, ProtocolViolation.InvalidTextUtf8),
+            // FIN, Binary, masked, a 64-bit length with its most significant bit set, then the mask key.
+            _ => (new byte[] { 0x82, 0xFF, 0x80, 0, 0, 0, 0, 0, 0, 0, 1, 2, 3, 4 }, 1002, ProtocolViolation.PayloadLengthOverflow),
+        };
+        (IContractServer server, ContractRecord record) = await StartAsync(ContractBehaviour.Echo);
+        await using (server)
+        {
+            using ContractClient client = await ContractClient.ConnectAsync(server);
+            await client.SendAsync(violation);
+            Assert.Equal(status, (await client.ReadCloseAsync()).Status);
+            await client.AssertEndAsync(); // the end of the server's output, with the rest of the frame never sent
+            try
+            {
+                await client.SendAsync(WireFrames.ClientClose(1000)); // the peer answers instead of finishing the frame
+            }
+            catch (IOException) when (client.IsHttp2)
+            {
+                // The stream was already closed both ways.
+            }
+
+            client.Fin();
+            WebSocketCloseInfo end = await record.NextEndAsync();
+            Assert.Equal(WebSocketEndReason.ProtocolViolation, end.EndReason);
+            Assert.Equal(rule, end.Violation);
+            Assert.Equal((CloseStatus)status, end.SentStatus);
+            Assert.Null(end.ReceivedStatus);
+            Assert.Empty(record.Events);
+        }
+    }
+
+    [Fact]
+    public async Task ABurstToAGroupReachesEveryReadingMemberInOrderWithoutClosingAny()
+    {
+        // The chat burst of the issue "Right under real load": far more at once than the members' transports take, so
+        // every member is above the high water mark for a moment (asserted: not writable), yet none is closed, since
+        // each peer goes on taking bytes; what the slow-member rule closes is a peer that takes nothing for the
+        // slow-consumer timeout (30 s here), or output past the hard limit (16 MiB here).
+        const int Messages = 6_000; // 6 MB to each member: more than a loopback socket takes ahead of a slow reader
+        var record = new ContractRecord { Group = new WebSocketGroup(SlowMemberPolicy.Close) };
+        var session = Quick with { OutboundHardLimit = 16 * 1024 * 1024 };
+        (IContractServer server, _) = await StartAsync(ContractBehaviour.JoinGroup, session, record: record);
+        await using (server)
+        {
+            var members = new List<ContractClient>();
+            try
+            {
+                for (int i = 0; i < 4; i++)
+                {
+                    // Small receive buffers: the burst waits in our output, not in the kernel's.
+                    ContractClient member = await ContractClient.ConnectAsync(server, receiveBufferSize: 32 * 1024);
+                    members.Add(member);
+                    await member.SendAsync(WebSocketOpcode.Text, "join");
+                    await record.Joined.Reader.ReadAsync(RawHttp.Timeout());
+                }
+
+                byte[] payload = new byte[1000];
+                int dropped = 0;
+                for (int i = 0; i < Messages; i++)
+                {
+                    BitConverter.TryWriteBytes(payload, i);
+                    BroadcastResult result = record.Group.Broadcast(WebSocketOpcode.Binary, payload);
+                    dropped += result.Closed + result.Removed + result.Skipped;
+                }
+
+                Assert.False(await record.NextWritabilityAsync()); // the burst went above the high water mark
+                int[] got = await Task.WhenAll(members.Select(async member =>
+                {
+                    for (int i = 0; i < Messages; i++)
+                    {
+                        (WebSocketOpcode Opcode, byte[] Payload)? frame = await member.ReadFrameAsync();
+                        Assert.Equal(WebSocketOpcode.Binary, frame?.Opcode);
+                        Assert.Equal(i, BitConverter.ToInt32(frame!.Value.Payload));
+                    }
+
+                    return Messages;
+                })).WaitAsync(RawHttp.Timeout());
+                Assert.All(got, count => Assert.Equal(Messages, count));
+                Assert.Equal(0, dropped);
+                Assert.Equal(4, record.Group.Count);
+                Assert.False(record.Ends.Reader.TryPeek(out _)); // no member ended
+            }
+            finally
+            {
+                members.ForEach(member => member.Dispose());
+            }
+        }
     }
 
     [Theory]
