@@ -228,19 +228,25 @@ internal abstract class BroadcastInbox
         }
 
         ConcurrentQueue<BroadcastFrame>? queue = Volatile.Read(ref _queue);
-        // One consumer at a time (the host's lock): what was peeked is what is dequeued.
-        while (queue is not null && (all || !CanSend || OutputBytes < HighWaterMark) && queue.TryPeek(out BroadcastFrame? frame))
+        while (queue is not null && (all || !CanSend || OutputBytes < HighWaterMark) && queue.TryPeek(out BroadcastFrame? next))
         {
-            if (!frame.IsEncoded && CanSend && !CanAppendOwnLocked)
+            if (!next.IsEncoded && CanSend && !CanAppendOwnLocked)
             {
                 return; // a fragmented message is in progress: this message, and those behind it, go after its end
             }
 
-            queue.TryDequeue(out _);
+            // The frame released is the one dequeued, not the one peeked: the websocket's end discards the queue from
+            // any thread (Abandon), and may take the peeked frame in between (then the websocket cannot send: nothing
+            // is appended, and each frame is released once, by whoever dequeued it).
+            if (!queue.TryDequeue(out BroadcastFrame? frame))
+            {
+                return;
+            }
+
             Interlocked.Add(ref _queuedBytes, -frame.Length);
             try
             {
-                if (CanSend)
+                if (CanSend && ReferenceEquals(frame, next))
                 {
                     AppendLocked(frame);
                 }

@@ -120,6 +120,28 @@ internal sealed class FakeMember(WebSocketRole role = WebSocketRole.Server, bool
 
     protected override ChunkWriter? TargetLocked => InMessage ? null : _output;
 
+    /// <summary>Runs (once) when a run has looked at a message of the member's own and not yet taken it: where another
+    /// thread's discard (the websocket's end) can come in between.</summary>
+    public Action? BetweenLookAndTake;
+
+    protected override bool CanAppendOwnLocked
+    {
+        get
+        {
+            Action? between = BetweenLookAndTake;
+            BetweenLookAndTake = null;
+            between?.Invoke();
+            return !InMessage;
+        }
+    }
+
+    protected override void AppendOwnLocked(BroadcastFrame frame)
+    {
+        byte[] bytes = WireFrames.Server(frame.Opcode, frame.Payload);
+        bytes.CopyTo(_output.GetSpan(bytes.Length));
+        _output.Advance(bytes.Length);
+    }
+
     protected override void CloseSlowLocked()
     {
         SlowCloses++;
