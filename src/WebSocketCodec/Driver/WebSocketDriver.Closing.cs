@@ -189,6 +189,7 @@ public sealed partial class WebSocketDriver
     private async Task EndOutputCoreAsync(bool halfClose)
     {
         await Task.Yield(); // never under the caller's lock
+        _output.RunHandedOver(); // a flush's end left to a loop that no longer dispatches
         bool givenUp = IsGivenUp;
         _output.Flush();
         Task flushed = _output.IdleAsync();

@@ -30,24 +30,30 @@ public sealed partial class WebSocketDriver
         }
 
         bool stopped;
-        lock (_output.Sync)
+        try
         {
-            long receivedAt = _time.GetTimestamp();
-            var handler = new ListenerHandler(_listener!);
-            EnterLoop();
-            try
+            lock (_output.Sync)
             {
-                ReceiveSegment(bytes, receivedAt, ref handler);
-            }
-            finally
-            {
-                ExitLoop();
-            }
+                long receivedAt = _time.GetTimestamp();
+                var handler = new ListenerHandler(_listener!);
+                EnterLoop();
+                try
+                {
+                    ReceiveSegment(bytes, receivedAt, ref handler);
+                }
+                finally
+                {
+                    ExitLoop();
+                }
 
-            stopped = AfterReceiveLocked(bytes.Length, ref handler);
+                stopped = AfterReceiveLocked(bytes.Length, ref handler);
+            }
+        }
+        finally
+        {
+            _output.RunHandedOver(); // the end of a flush that completed during the dispatch (whatever became of it)
         }
 
-        _output.RunHandedOver(); // the end of a flush that completed during the dispatch
         if (stopped)
         {
             _output.ReportWritability(false);
@@ -65,31 +71,37 @@ public sealed partial class WebSocketDriver
         }
 
         bool stopped;
-        lock (_output.Sync)
+        try
         {
-            long receivedAt = _time.GetTimestamp(); // once per read, not per segment
-            var handler = new ListenerHandler(_listener!);
-            EnterLoop();
-            try
+            lock (_output.Sync)
             {
-                foreach (ReadOnlyMemory<byte> segment in bytes)
+                long receivedAt = _time.GetTimestamp(); // once per read, not per segment
+                var handler = new ListenerHandler(_listener!);
+                EnterLoop();
+                try
                 {
-                    // The host's memory is ours until the call returns: payloads are unmasked in it.
-                    if (!segment.IsEmpty && !ReceiveSegment(MemoryMarshal.AsMemory(segment).Span, receivedAt, ref handler))
+                    foreach (ReadOnlyMemory<byte> segment in bytes)
                     {
-                        break;
+                        // The host's memory is ours until the call returns: payloads are unmasked in it.
+                        if (!segment.IsEmpty && !ReceiveSegment(MemoryMarshal.AsMemory(segment).Span, receivedAt, ref handler))
+                        {
+                            break;
+                        }
                     }
                 }
-            }
-            finally
-            {
-                ExitLoop();
-            }
+                finally
+                {
+                    ExitLoop();
+                }
 
-            stopped = AfterReceiveLocked(bytes.Length, ref handler);
+                stopped = AfterReceiveLocked(bytes.Length, ref handler);
+            }
+        }
+        finally
+        {
+            _output.RunHandedOver(); // the end of a flush that completed during the dispatch (whatever became of it)
         }
 
-        _output.RunHandedOver(); // the end of a flush that completed during the dispatch
         if (stopped)
         {
             _output.ReportWritability(false);
