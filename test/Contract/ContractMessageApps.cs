@@ -6,6 +6,18 @@ namespace WebSocketCodec.Testing.Contract;
 /// <see cref="MessageWebSocket"/> and the <see cref="WebSocket"/> over it, <see cref="PipeWebSocket"/>.</summary>
 public static class ContractMessageApps
 {
+    /// <summary>Asserts what <see cref="EchoMessagesAsync"/> reported: the texts it got, and a close exchange ended by
+    /// the peer's Close with <paramref name="status"/> and <paramref name="reason"/>.</summary>
+    public static async Task AssertEchoedThenClosedAsync(
+        TaskCompletionSource<(List<string> Got, WebSocketCloseInfo End)> ended, string[] texts, int status, string reason)
+    {
+        (List<string> got, WebSocketCloseInfo end) = await ended.Task.WaitAsync(RawHttp.Timeout());
+        Assert.Equal(texts, got);
+        Assert.Equal(WebSocketEndReason.Closed, end.EndReason);
+        Assert.Equal((CloseStatus)status, end.ReceivedStatus);
+        Assert.Equal(reason, end.ReceivedReason);
+    }
+
     /// <summary>Echoes every whole message until the peer's Close, then reports the texts it got and how the websocket
     /// ended.</summary>
     public static async Task EchoMessagesAsync(MessageWebSocket messages, TaskCompletionSource<(List<string> Got, WebSocketCloseInfo End)> ended)

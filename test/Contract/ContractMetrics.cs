@@ -37,6 +37,27 @@ public sealed class ContractMetrics : IDisposable
     /// <summary>The sum of an instrument's measurements (every websocket of the process).</summary>
     public long Total(string instrument) => Measurements.Where(m => m.Instrument == instrument).Sum(m => m.Value);
 
+    /// <summary>Asserts the measurements one websocket that ended cleanly with <paramref name="status"/> (a status no
+    /// other test sends) made: its close, tagged by status and cause only; and its share of the untagged counts (one
+    /// connection, in and out of the active count, a frame and a message received, the bytes each way at least).</summary>
+    public void AssertOneCleanEnd(int status, long bytesReceived, long bytesSent)
+    {
+        ContractMeasurement close = Assert.Single(Measurements, m =>
+            m.Instrument == "websocketcodec.closes" && Equals(m.Tags.GetValueOrDefault("websocket.close.status"), status));
+        Assert.Equal(1, close.Value);
+        Assert.Equal(nameof(WebSocketEndReason.Closed), close.Tags["websocket.close.cause"]);
+        Assert.Equal(["websocket.close.cause", "websocket.close.status"], close.Tags.Keys.Order());
+
+        // The rest carries no tag that could tell websockets apart: each counted at least this websocket's share.
+        Assert.True(Total("websocketcodec.connections") >= 1);
+        Assert.True(Total("websocketcodec.frames.received") >= 1);
+        Assert.True(Total("websocketcodec.messages.received") >= 1);
+        Assert.True(Total("websocketcodec.bytes.received") >= bytesReceived);
+        Assert.True(Total("websocketcodec.bytes.sent") >= bytesSent);
+        Assert.Contains(Measurements, m => m.Instrument == "websocketcodec.connections.active" && m.Value == 1);
+        Assert.Contains(Measurements, m => m.Instrument == "websocketcodec.connections.active" && m.Value == -1);
+    }
+
     public void Dispose() => _listener.Dispose();
 }
 

@@ -67,20 +67,7 @@ public abstract class WebSocketHostContract
             Assert.Equal((CloseStatus)status, end.Status);
         }
 
-        ContractMeasurement close = Assert.Single(metrics.Measurements, m =>
-            m.Instrument == "websocketcodec.closes" && Equals(m.Tags.GetValueOrDefault("websocket.close.status"), status));
-        Assert.Equal(1, close.Value);
-        Assert.Equal(nameof(WebSocketEndReason.Closed), close.Tags["websocket.close.cause"]);
-        Assert.Equal(["websocket.close.cause", "websocket.close.status"], close.Tags.Keys.Order());
-
-        // The rest carries no tag that could tell websockets apart: each counted at least this websocket's share.
-        Assert.True(metrics.Total("websocketcodec.connections") >= 1);
-        Assert.True(metrics.Total("websocketcodec.frames.received") >= 1);
-        Assert.True(metrics.Total("websocketcodec.messages.received") >= 1);
-        Assert.True(metrics.Total("websocketcodec.bytes.received") >= 2 + 4 + "counted".Length);
-        Assert.True(metrics.Total("websocketcodec.bytes.sent") >= 2 + "counted".Length);
-        Assert.Contains(metrics.Measurements, m => m.Instrument == "websocketcodec.connections.active" && m.Value == 1);
-        Assert.Contains(metrics.Measurements, m => m.Instrument == "websocketcodec.connections.active" && m.Value == -1);
+        metrics.AssertOneCleanEnd(status, bytesReceived: 2 + 4 + "counted".Length, bytesSent: 2 + "counted".Length); // masked in, not out
     }
 
     [Fact]
@@ -441,11 +428,7 @@ public abstract class WebSocketHostContract
             Assert.Equal((4002, ""), await client.ReadCloseAsync());
             await client.AssertEndAsync();
 
-            (List<string> got, WebSocketCloseInfo end) = await ended.Task.WaitAsync(RawHttp.Timeout());
-            Assert.Equal(["fragmented", "whole"], got);
-            Assert.Equal(WebSocketEndReason.Closed, end.EndReason);
-            Assert.Equal((CloseStatus)4002, end.ReceivedStatus);
-            Assert.Equal("bye", end.ReceivedReason);
+            await ContractMessageApps.AssertEchoedThenClosedAsync(ended, ["fragmented", "whole"], 4002, "bye");
         }
     }
 

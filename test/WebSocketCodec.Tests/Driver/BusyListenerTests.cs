@@ -27,14 +27,10 @@ public sealed class BusyListenerTests
 
     private const int HighWaterMark = 8 * 1024;
 
-    [Fact]
-    public async Task TheQueueHoldsAHighWaterMarksWorthAndEmptiesInOrderBehindTheRead()
+    /// <summary>Has the read loop (another thread) read one frame and block in its listener; returns that read once the
+    /// listener holds.</summary>
+    private static Task HoldTheLoop(WebSocketDriver driver, BlockingListener listener)
     {
-        var transport = new BufferTransport();
-        var options = WebSocketSessionOptions.Default with { OutboundHighWaterMark = HighWaterMark, OutboundLowWaterMark = HighWaterMark / 2 };
-        using var driver = new WebSocketDriver(transport, WebSocketRole.Server, options);
-        using var listener = new BlockingListener();
-        driver.Start(listener);
         byte[] frame = WireFrames.Client(WebSocketOpcode.Text, "go"u8.ToArray());
         Task read = Task.Run(() =>
         {
@@ -43,6 +39,18 @@ public sealed class BusyListenerTests
         });
 
         Assert.True(listener.Holding.Wait(TimeSpan.FromSeconds(10)));
+        return read;
+    }
+
+    [Fact]
+    public async Task TheQueueHoldsAHighWaterMarksWorthAndEmptiesInOrderBehindTheRead()
+    {
+        var transport = new BufferTransport();
+        var options = WebSocketSessionOptions.Default with { OutboundHighWaterMark = HighWaterMark, OutboundLowWaterMark = HighWaterMark / 2 };
+        using var driver = new WebSocketDriver(transport, WebSocketRole.Server, options);
+        using var listener = new BlockingListener();
+        driver.Start(listener);
+        Task read = HoldTheLoop(driver, listener);
         int queued = 0;
         ValueTask fragment;
         try
@@ -87,14 +95,7 @@ public sealed class BusyListenerTests
         using var driver = new WebSocketDriver(transport, WebSocketRole.Server);
         using var listener = new BlockingListener();
         driver.Start(listener);
-        byte[] frame = WireFrames.Client(WebSocketOpcode.Text, "go"u8.ToArray());
-        Task read = Task.Run(() =>
-        {
-            driver.Receive(frame.AsSpan());
-            driver.ReadComplete();
-        });
-
-        Assert.True(listener.Holding.Wait(TimeSpan.FromSeconds(10)));
+        Task read = HoldTheLoop(driver, listener);
         Task<bool> flushed;
         try
         {
@@ -123,14 +124,7 @@ public sealed class BusyListenerTests
         transport.HoldNextFlush = true;
         await driver.Sender.SendAsync(WebSocketOpcode.Text, "first"u8.ToArray()); // the loop is idle: it goes out now
         TaskCompletionSource<bool> held = Assert.IsType<TaskCompletionSource<bool>>(transport.HeldFlush);
-        byte[] frame = WireFrames.Client(WebSocketOpcode.Text, "go"u8.ToArray());
-        Task read = Task.Run(() =>
-        {
-            driver.Receive(frame.AsSpan());
-            driver.ReadComplete();
-        });
-
-        Assert.True(listener.Holding.Wait(TimeSpan.FromSeconds(10)));
+        Task read = HoldTheLoop(driver, listener);
         Task completed;
         try
         {
@@ -163,14 +157,7 @@ public sealed class BusyListenerTests
         using var listener = new BlockingListener();
         driver.Start(listener);
         await driver.Sender.SendAsync(WebSocketOpcode.Text, "a"u8.ToArray(), fin: false); // the loop is idle: appended
-        byte[] frame = WireFrames.Client(WebSocketOpcode.Text, "go"u8.ToArray());
-        Task read = Task.Run(() =>
-        {
-            driver.Receive(frame.AsSpan());
-            driver.ReadComplete();
-        });
-
-        Assert.True(listener.Holding.Wait(TimeSpan.FromSeconds(10)));
+        Task read = HoldTheLoop(driver, listener);
         ValueTask ping;
         try
         {
