@@ -17,6 +17,13 @@ public sealed class ContractFrameReader(Stream stream, WebSocketRole reader, boo
     private int _start;
     private int _end;
 
+    /// <summary>A frame read (asserted present) as its opcode and its payload's text.</summary>
+    public static (WebSocketOpcode, string) Text((WebSocketOpcode Opcode, byte[] Payload)? frame)
+    {
+        Assert.NotNull(frame);
+        return (frame.Value.Opcode, Encoding.UTF8.GetString(frame.Value.Payload));
+    }
+
     /// <summary>Whether the last message <see cref="ReadMessageAsync"/> returned came compressed (RSV1).</summary>
     public bool LastMessageCompressed { get; private set; }
 

@@ -1,3 +1,5 @@
+using static WebSocketCodec.Testing.Contract.ContractFrameReader;
+
 namespace WebSocketCodec.Testing.Contract;
 
 /// <summary>
@@ -663,11 +665,5 @@ public abstract class WebSocketHostContract
             client.Dispose();
             await sending;
         }
-    }
-
-    private static (WebSocketOpcode, string) Text((WebSocketOpcode Opcode, byte[] Payload)? frame)
-    {
-        Assert.NotNull(frame);
-        return (frame.Value.Opcode, System.Text.Encoding.UTF8.GetString(frame.Value.Payload));
     }
 }

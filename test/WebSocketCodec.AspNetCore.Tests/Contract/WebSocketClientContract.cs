@@ -1,6 +1,7 @@
 using System.Text;
 using WebSocketCodec.Pipelines;
 using WebSocketCodec.Testing.Contract;
+using static WebSocketCodec.Testing.Contract.ContractFrameReader;
 
 namespace WebSocketCodec.AspNetCore.Tests.Contract;
 
@@ -313,12 +314,6 @@ public abstract class WebSocketClientContract
 
         Assert.True(await client.Record.NextWritabilityAsync()); // drained to the low mark: writable again
         Assert.False(client.Record.Writability.Reader.TryPeek(out _)); // one change each way, no flapping
-    }
-
-    private static (WebSocketOpcode, string) Text((WebSocketOpcode Opcode, byte[] Payload)? frame)
-    {
-        Assert.NotNull(frame);
-        return (frame.Value.Opcode, Encoding.UTF8.GetString(frame.Value.Payload));
     }
 }
 
