@@ -7,13 +7,17 @@ namespace WebSocketCodec.SpanNetty;
 
 // The output: the driver writes into pooled buffers from any thread (one caller at a time), committed buffers wait in
 // order, and a flush hands them all to the channel in one event-loop task (each written, then one flush). The flush
-// completes when the last write did: that is when the transport took the bytes, the backpressure the driver measures.
+// completes once written while the channel holds little unsent, else when the last write did: that is when the
+// transport took the bytes, the backpressure the driver measures (see MustTrack).
 internal sealed partial class ChannelPort : IValueTaskSource<bool>
 {
     private readonly int _chunkSize;
     private readonly FlushItem _flushItem;
-    private readonly Action _onLastWrite;
-    private Task? _lastWrite; // the flush's last write, while it is pending
+    private readonly Action<FlushPromise, bool> _onLastWrite;
+    private FlushPromise? _promise; // the last write's promise, reused once completed
+    private FlushPromise? _awaited; // the promise the pending flush waits for
+    private bool _writing; // the batch is being written (on the event loop)
+    private int _endedWhileWriting; // 1 taken, 2 failed: the last write ended inside its own write call
     private IByteBuffer? _current; // the buffer being written into
     private List<IByteBuffer> _committed = []; // full buffers waiting for the next flush, in order
     private List<IByteBuffer>? _spare; // the list the last batch was written from, for the next
@@ -94,7 +98,11 @@ internal sealed partial class ChannelPort : IValueTaskSource<bool>
         return new ValueTask<bool>(this, _flush.Version);
     }
 
-    public void CancelPendingFlush() => CompleteFlush(false);
+    public void CancelPendingFlush()
+    {
+        Volatile.Write(ref _awaited, null); // a write still pending completes no later flush
+        CompleteFlush(false);
+    }
 
     bool IValueTaskSource<bool>.GetResult(short token) => _flush.GetResult(token);
 
@@ -158,41 +166,78 @@ internal sealed partial class ChannelPort : IValueTaskSource<bool>
             return;
         }
 
-        Task last = Task.CompletedTask;
-        int count = batch.Count;
-        for (int i = 0; i < count; i++)
+        int last = batch.Count - 1;
+        FlushPromise? promise = MustTrack(context.Channel, batch) ? TakePromise() : null;
+        _writing = true;
+        for (int i = 0; i < last; i++)
         {
-            if (i < count - 1)
-            {
-                // No promise object per write: the void promise routes a failure to ExceptionCaught.
-                _ = context.WriteAsync(batch[i], context.VoidPromise());
-            }
-            else
-            {
-                last = context.WriteAsync(batch[i]);
-            }
+            // No promise object per write: the void promise routes a failure to ExceptionCaught.
+            _ = context.WriteAsync(batch[i], context.VoidPromise());
         }
 
+        _ = context.WriteAsync(batch[last], promise ?? context.VoidPromise());
         batch.Clear();
         Volatile.Write(ref _spare, batch);
         context.Flush();
-        if (last.IsCompleted)
+        _writing = false;
+        if (promise is null)
         {
-            CompleteFlush(last.IsCompletedSuccessfully);
+            CompleteFlush(context.Channel.IsActive); // the channel holds little enough: taken, as a pipe would say
         }
-        else
+        else if (_endedWhileWriting != 0)
         {
-            // The cached delegate is the task's continuation itself: no continuation task per flush.
-            _lastWrite = last;
-            last.ConfigureAwait(false).GetAwaiter().UnsafeOnCompleted(_onLastWrite);
+            bool taken = _endedWhileWriting == 1;
+            _endedWhileWriting = 0;
+            CompleteFlush(taken); // after the flush: the driver's next flush is not written from inside this one
         }
     }
 
-    private void OnLastWrite()
+    /// <summary>Whether the flush must wait for its last write (a promise, and its task, per flush): while the channel
+    /// would hold more than the driver's low water mark unsent, or the flush may carry our Close (closing the channel
+    /// drops what it did not send). Otherwise the flush completes once written, like a pipe below its pause threshold,
+    /// and allocates nothing.</summary>
+    private bool MustTrack(IChannel channel, List<IByteBuffer> batch)
     {
-        Task? write = _lastWrite;
-        _lastWrite = null;
-        CompleteFlush(write?.IsCompletedSuccessfully == true);
+        if (Driver.State != WebSocketSessionState.Open)
+        {
+            return true;
+        }
+
+        // The channel's high water mark is out of reach (see Attach): what is left below it is what it holds unsent.
+        // An HTTP/2 stream out of flow-control window has no room at all.
+        long held = channel.Configuration.WriteBufferHighWaterMark - channel.BytesBeforeUnwritable;
+        foreach (IByteBuffer buffer in batch)
+        {
+            held += buffer.ReadableBytes;
+        }
+
+        return held > Driver.Options.OutboundLowWaterMark;
+    }
+
+    private FlushPromise TakePromise()
+    {
+        // Reused once the channel completed it; a write still held (its flush was cancelled) keeps its own.
+        FlushPromise promise = _promise is { IsCompleted: true } used ? used : new FlushPromise(_onLastWrite);
+        promise.Reset();
+        _promise = promise;
+        Volatile.Write(ref _awaited, promise);
+        return promise;
+    }
+
+    private void OnLastWrite(FlushPromise promise, bool taken)
+    {
+        if (Interlocked.CompareExchange(ref _awaited, null, promise) != promise)
+        {
+            return; // a write of a flush that was cancelled: the flush it belonged to has ended
+        }
+
+        if (_writing && _executor?.InEventLoop == true)
+        {
+            _endedWhileWriting = taken ? 1 : 2;
+            return;
+        }
+
+        CompleteFlush(taken);
     }
 
     private void CompleteFlush(bool taken)
