@@ -100,5 +100,7 @@ public sealed class DeflateSmokeTests
         Assert.DoesNotContain("deflate=", plain.ToString(), StringComparison.Ordinal);
         Assert.DoesNotContain("rss=", plain.ToString(), StringComparison.Ordinal);
         Assert.Matches(@"alloc/msg=0\.0 p95us=2 msgs/s=10 p50us=1 p99us=3$", plain.ToString());
+        var measured = plain with { ServerCpuMicrosecondsPerMessage = 0.4567 };
+        Assert.Matches(@"alloc/msg=0\.0 server-cpu-us/msg=0\.457 p95us=2 msgs/s=10 p50us=1 p99us=3$", measured.ToString());
     }
 }

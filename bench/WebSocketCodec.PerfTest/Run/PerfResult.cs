@@ -76,9 +76,10 @@ public sealed record PerfResult(
     public override string ToString() => string.Create(CultureInfo.InvariantCulture,
         $"{Variant,-24} {(Client == LoadClients.Pipelined ? "" : $"client={Client} ")}payload={Payload} window={Window} conns={Connections} tls={(Tls ? "on" : "off")} gen0={Gen0} gen1={Gen1} gen2={Gen2} alloc/msg={AllocatedBytesPerMessage:F1} {Extras()}p95us={P95Microseconds:F0} msgs/s={MessagesPerSecond:F0} p50us={P50Microseconds:F0} p99us={P99Microseconds:F0}");
 
-    /// <summary>The deflate and memory fields, when measured (nothing in the plain modes, whose line stays as it was).</summary>
+    /// <summary>The deflate and memory fields, when measured; in the plain modes only the server's CPU per message (a
+    /// steadier figure than the rate on a noisy machine: it does not count the time the server waited).</summary>
     private string Extras() => string.Create(CultureInfo.InvariantCulture,
-        $"{(Deflate == "off" ? "" : $"deflate={Deflate} server-cpu-us/msg={ServerCpuMicrosecondsPerMessage:F2} client-cpu-us/msg={ClientCpuMicrosecondsPerMessage:F2} wire-in/msg={WireBytesInPerMessage:F1} wire-out/msg={WireBytesOutPerMessage:F1} compressed={CompressedReplyShare:P0} ")}{(Rss == 0 ? "" : $"rss={Rss} rss/ws={RssPerWebSocket:F0} heap/ws={HeapPerWebSocket:F0} ")}{(ServerBusy == 0 ? "" : $"server-busy={ServerBusy:P0} setup-s={SetupSeconds:F1} ")}");
+        $"{(Deflate == "off" ? ServerCpuMicrosecondsPerMessage > 0 ? $"server-cpu-us/msg={ServerCpuMicrosecondsPerMessage:F3} " : "" : $"deflate={Deflate} server-cpu-us/msg={ServerCpuMicrosecondsPerMessage:F2} client-cpu-us/msg={ClientCpuMicrosecondsPerMessage:F2} wire-in/msg={WireBytesInPerMessage:F1} wire-out/msg={WireBytesOutPerMessage:F1} compressed={CompressedReplyShare:P0} ")}{(Rss == 0 ? "" : $"rss={Rss} rss/ws={RssPerWebSocket:F0} heap/ws={HeapPerWebSocket:F0} ")}{(ServerBusy == 0 ? "" : $"server-busy={ServerBusy:P0} setup-s={SetupSeconds:F1} ")}");
 
     /// <summary>For the memory table: the median run by rate, with each per-message and per-websocket figure replaced by
     /// its own median over the runs (the mean of the middle two for an even count).</summary>
