@@ -136,6 +136,23 @@ public sealed class RawWebSocket : IAsyncDisposable
         }
     }
 
+    /// <summary>Reads the next frame that is not a Ping, answering each Ping before it with its Pong (a server with a
+    /// short keep-alive interval pings a peer whose message takes a while to send or to come back).</summary>
+    public async Task<(WebSocketOpcode Opcode, bool Fin, byte[] Payload)?> ReadAnsweringPingsAsync()
+    {
+        while (await ReadFrameAsync() is { } frame)
+        {
+            if (frame.Opcode != WebSocketOpcode.Ping)
+            {
+                return frame;
+            }
+
+            await SendAsync(WireFrames.Client(WebSocketOpcode.Pong, frame.Payload));
+        }
+
+        return null;
+    }
+
     /// <summary>Reads frames until the server's Close, asserts the TCP close follows, and returns the Close's status
     /// (1005 for an empty Close) with the frames before it.</summary>
     public async Task<(int Status, List<(WebSocketOpcode Opcode, bool Fin, byte[] Payload)> Before)> ReadUntilCloseAsync(bool answer = true)
