@@ -16,8 +16,7 @@ internal sealed partial class ChannelPort : IValueTaskSource<bool>
     private readonly Action<FlushPromise, bool> _onLastWrite;
     private FlushPromise? _promise; // the last write's promise, reused once completed
     private FlushPromise? _awaited; // the promise the pending flush waits for
-    private bool _writing; // the batch is being written (on the event loop)
-    private int _endedWhileWriting; // 1 taken, 2 failed: the last write ended inside its own write call
+    private int _writing; // 1 while the batch is written (on the event loop): a write that ends then is seen after it
     private IByteBuffer? _current; // the buffer being written into
     private List<IByteBuffer> _committed = []; // full buffers waiting for the next flush, in order
     private List<IByteBuffer>? _spare; // the list the last batch was written from, for the next
@@ -168,7 +167,7 @@ internal sealed partial class ChannelPort : IValueTaskSource<bool>
 
         int last = batch.Count - 1;
         FlushPromise? promise = MustTrack(context.Channel, batch) ? TakePromise() : null;
-        _writing = true;
+        Volatile.Write(ref _writing, 1);
         for (int i = 0; i < last; i++)
         {
             // No promise object per write: the void promise routes a failure to ExceptionCaught.
@@ -179,16 +178,14 @@ internal sealed partial class ChannelPort : IValueTaskSource<bool>
         batch.Clear();
         Volatile.Write(ref _spare, batch);
         context.Flush();
-        _writing = false;
+        Interlocked.Exchange(ref _writing, 0); // a fence: a write that ended meanwhile on another thread is seen below
         if (promise is null)
         {
             CompleteFlush(context.Channel.IsActive); // the channel holds little enough: taken, as a pipe would say
         }
-        else if (_endedWhileWriting != 0)
+        else if (promise.IsCompleted)
         {
-            bool taken = _endedWhileWriting == 1;
-            _endedWhileWriting = 0;
-            CompleteFlush(taken); // after the flush: the driver's next flush is not written from inside this one
+            EndTracked(promise, promise.IsSuccess); // ended inside its own write: the driver's next flush follows this one
         }
     }
 
@@ -229,18 +226,18 @@ internal sealed partial class ChannelPort : IValueTaskSource<bool>
 
     private void OnLastWrite(FlushPromise promise, bool taken)
     {
-        if (Interlocked.CompareExchange(ref _awaited, null, promise) != promise)
+        if (Volatile.Read(ref _writing) == 0)
         {
-            return; // a write of a flush that was cancelled: the flush it belonged to has ended
+            EndTracked(promise, taken);
         }
+    }
 
-        if (_writing && _executor?.InEventLoop == true)
+    private void EndTracked(FlushPromise promise, bool taken)
+    {
+        if (Interlocked.CompareExchange(ref _awaited, null, promise) == promise)
         {
-            _endedWhileWriting = taken ? 1 : 2;
-            return;
+            CompleteFlush(taken); // else a write of a flush that was cancelled: the flush it belonged to has ended
         }
-
-        CompleteFlush(taken);
     }
 
     private void CompleteFlush(bool taken)
