@@ -3,7 +3,7 @@ using System.Text.Json;
 using WebSocketCodec.PerfTest;
 
 // Client (the default command): runs the variants side by side and prints one line per variant.
-var variants = new Option<string>("--variants") { DefaultValueFactory = _ => "ours,aspnetcore,raw", Description = "Comma-separated: " + string.Join(", ", Variants.All) + ", or all; SpanNetty (optional build): " + string.Join(", ", Variants.OnSpanNetty) + ", or spannetty; with --h2: " + string.Join(", ", Variants.OnSpanNettyHttp2) + " (spannetty)." };
+var variants = new Option<string>("--variants") { DefaultValueFactory = _ => "ours,aspnetcore,raw", Description = "Comma-separated: " + string.Join(", ", Variants.All) + ", or all; SpanNetty (optional build): " + string.Join(", ", Variants.OnSpanNetty) + ", or spannetty; with --h2: " + string.Join(", ", Variants.OnSpanNettyHttp2) + " (spannetty); outside .NET, over HTTP/1.1 without TLS: " + string.Join(", ", Variants.Peers) + ", or peers (Bun installed from npm and the C echo compiled with gcc on first use)." };
 var payload = new Option<string>("--payload") { DefaultValueFactory = _ => "64", Description = "Payload bytes, one or a comma-separated list (8 to 65535; the first 8 carry the send time)." };
 var seconds = new Option<int>("--seconds") { DefaultValueFactory = _ => 10, Description = "Measured seconds per variant." };
 var warmup = new Option<int>("--warmup") { DefaultValueFactory = _ => 3, Description = "Warm-up seconds per variant." };
@@ -39,8 +39,8 @@ root.SetAction(async (parseResult, cancellation) =>
         chosen = [.. available];
     }
 
-    chosen = [.. chosen.SelectMany(v => v == "spannetty" ? (http2 ? Variants.OnSpanNettyHttp2 : Variants.OnSpanNetty) : [v])];
-    available = [.. available, .. http2 ? Variants.OnSpanNettyHttp2 : Variants.OnSpanNetty];
+    chosen = [.. chosen.SelectMany(v => v == "spannetty" ? (http2 ? Variants.OnSpanNettyHttp2 : Variants.OnSpanNetty) : v == "peers" ? Variants.Peers : [v])];
+    available = [.. available, .. http2 ? Variants.OnSpanNettyHttp2 : Variants.OnSpanNetty, .. http2 || parseResult.GetValue(tls) ? [] : Variants.Peers];
 
     string load = parseResult.GetValue(client)!;
     if (!LoadClients.All.Contains(load))
@@ -52,7 +52,7 @@ root.SetAction(async (parseResult, cancellation) =>
     if (load == LoadClients.ClientWebSocket)
     {
         // A byte echo returns the client's masked frames, which a websocket client must refuse.
-        available = available.Where(v => v is not (Variants.Raw or Variants.RawUpgrade or Variants.SpanNettyRaw or Variants.SpanNettyH2Raw)).ToArray();
+        available = available.Where(v => v is not (Variants.Raw or Variants.RawUpgrade or Variants.SpanNettyRaw or Variants.SpanNettyH2Raw or Variants.EpollEcho)).ToArray();
         if (parseResult.GetValue(variants) == "all")
         {
             chosen = [.. available.Where(v => !Variants.IsSpanNetty(v))];
@@ -64,7 +64,7 @@ root.SetAction(async (parseResult, cancellation) =>
     int[]? connectionCounts = ParseList(parseResult.GetValue(connections)!);
     if (unknown.Length > 0 || sizes is null || sizes.Any(s => s is < 8 or > 65_535) || parseResult.GetValue(window) < 2 || parseResult.GetValue(repeat) is < 1 or > 99 || connectionCounts is null || connectionCounts.Any(n => n < 1))
     {
-        Console.Error.WriteLine(unknown.Length > 0 ? $"unknown variants{(http2 ? " over HTTP/2" : "")}{(load == LoadClients.ClientWebSocket ? " with ClientWebSocket" : "")}: {string.Join(", ", unknown)}" : "--payload must be 8-65535, --window at least 2, --connections at least 1, --repeat 1-99");
+        Console.Error.WriteLine(unknown.Length > 0 ? $"unknown variants{(http2 ? " over HTTP/2" : "")}{(parseResult.GetValue(tls) ? " with TLS" : "")}{(load == LoadClients.ClientWebSocket ? " with ClientWebSocket" : "")}: {string.Join(", ", unknown)}" : "--payload must be 8-65535, --window at least 2, --connections at least 1, --repeat 1-99");
         return 2;
     }
 

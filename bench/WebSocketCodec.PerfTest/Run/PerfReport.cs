@@ -45,7 +45,7 @@ public static class PerfReport
             {
                 double? limit = group.FirstOrDefault(b => b.Variant == LimitOf(r.Variant))?.MessagesPerSecond;
                 string range = r.Runs > 1 ? string.Create(c, $"{r.MinMessagesPerSecond / 1e6:F2}-{r.MaxMessagesPerSecond / 1e6:F2} M") : "";
-                text.AppendLine(c, $"| {r.Payload} | {r.Connections} | {(r.Tls ? "on" : "off")} | {r.Variant} | {r.MessagesPerSecond:N0} | {range} | {Ratio(r.MessagesPerSecond, aspnetcore)} | {Ratio(r.MessagesPerSecond, limit)} | {r.P50Microseconds:F0} | {r.P99Microseconds:F0} | {r.Gen0} | {r.AllocatedBytesPerMessage:F1} |");
+                text.AppendLine(c, $"| {r.Payload} | {r.Connections} | {(r.Tls ? "on" : "off")} | {r.Variant} | {r.MessagesPerSecond:N0} | {range} | {Ratio(r.MessagesPerSecond, aspnetcore)} | {Ratio(r.MessagesPerSecond, limit)} | {r.P50Microseconds:F0} | {r.P99Microseconds:F0} | {(r.IsManaged ? r.Gen0.ToString(c) : "n/a")} | {(r.IsManaged ? r.AllocatedBytesPerMessage.ToString("F1", c) : "n/a")} |");
             }
         }
 

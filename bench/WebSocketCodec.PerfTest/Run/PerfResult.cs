@@ -8,6 +8,10 @@ public sealed record PerfResult(
     double MessagesPerSecond, double P50Microseconds, double P95Microseconds, double P99Microseconds,
     int Gen0, int Gen1, int Gen2, double AllocatedBytesPerMessage)
 {
+    /// <summary>Whether the server runs on .NET: its GC counts and allocation are printed only then (<c>gc=n/a</c> for
+    /// Bun and the C echo).</summary>
+    public bool IsManaged { get; init; } = true;
+
     /// <summary>The load client (see <see cref="LoadClients"/>).</summary>
     public string Client { get; init; } = LoadClients.Pipelined;
 
@@ -74,7 +78,7 @@ public sealed record PerfResult(
 
     /// <summary>The report line; it ends with <c>msgs/s=&lt;n&gt; p50us=&lt;n&gt; p99us=&lt;n&gt;</c>.</summary>
     public override string ToString() => string.Create(CultureInfo.InvariantCulture,
-        $"{Variant,-24} {(Client == LoadClients.Pipelined ? "" : $"client={Client} ")}payload={Payload} window={Window} conns={Connections} tls={(Tls ? "on" : "off")} gen0={Gen0} gen1={Gen1} gen2={Gen2} alloc/msg={AllocatedBytesPerMessage:F1} {Extras()}p95us={P95Microseconds:F0} msgs/s={MessagesPerSecond:F0} p50us={P50Microseconds:F0} p99us={P99Microseconds:F0}");
+        $"{Variant,-24} {(Client == LoadClients.Pipelined ? "" : $"client={Client} ")}payload={Payload} window={Window} conns={Connections} tls={(Tls ? "on" : "off")} {(IsManaged ? $"gen0={Gen0} gen1={Gen1} gen2={Gen2} alloc/msg={AllocatedBytesPerMessage:F1}" : "gc=n/a")} {Extras()}p95us={P95Microseconds:F0} msgs/s={MessagesPerSecond:F0} p50us={P50Microseconds:F0} p99us={P99Microseconds:F0}");
 
     /// <summary>The deflate and memory fields, when measured; in the plain modes only the server's CPU per message (a
     /// steadier figure than the rate on a noisy machine: it does not count the time the server waited).</summary>

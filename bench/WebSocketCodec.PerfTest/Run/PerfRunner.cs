@@ -120,6 +120,7 @@ public static class PerfRunner
                 messages == 0 ? 0 : (after.Allocated - before.Allocated) / (double)messages)
             {
                 Client = options.Client,
+                IsManaged = server.IsManaged,
                 AllocationSamples = after.Sampled,
                 ServerCpuMicrosecondsPerMessage = messages == 0 ? 0 : serverCpu.TotalMicroseconds / messages,
                 ClientCpuMicrosecondsPerMessage = messages == 0 ? 0 : clientCpu.TotalMicroseconds / messages,

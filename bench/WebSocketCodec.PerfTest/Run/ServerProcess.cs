@@ -16,6 +16,10 @@ internal sealed class ServerProcess : IAsyncDisposable
 
     public int Port { get; }
 
+    /// <summary>Whether the server runs on .NET (its GC counts and allocation mean something); false for the peers
+    /// (Bun, the C echo), which answer <c>gc</c> with zeros.</summary>
+    public bool IsManaged { get; private init; } = true;
+
     /// <summary>The server's process id.</summary>
     public int ProcessId => _process.Id;
 
@@ -42,14 +46,21 @@ internal sealed class ServerProcess : IAsyncDisposable
         }
 
         bool spanNetty = Variants.IsSpanNetty(variant);
-        string[] server = spanNetty
-            ? [SpanNettyServer(self), "--perf", "--port", "0", "--path", "/", "--threads", "1", "--codec", Variants.SpanNettyCodec(variant), "--transport", spanNettyTransport]
-            : [self, "serve", "--variant", variant];
+        bool peer = PeerServers.IsPeer(variant);
+        if (peer && (tls || http2 || deflate))
+        {
+            throw new NotSupportedException($"{variant} runs over HTTP/1.1 without TLS or permessage-deflate.");
+        }
+
+        string[] server = peer ? await PeerServers.CommandAsync(variant)
+            : spanNetty
+            ? ["dotnet", SpanNettyServer(self), "--perf", "--port", "0", "--path", "/", "--threads", "1", "--codec", Variants.SpanNettyCodec(variant), "--transport", spanNettyTransport]
+            : ["dotnet", self, "serve", "--variant", variant];
 
         // Pinned from the start with taskset where it exists, so the runtime sizes itself for one core (thread pool,
         // Kestrel's I/O queues) instead of spinning threads that compete for it; else pinned after start.
         bool taskset = core >= 0 && ClientPinning.MachineCores > 1 && OperatingSystem.IsLinux() && File.Exists(Taskset);
-        var start = new ProcessStartInfo(taskset ? Taskset : "dotnet")
+        var start = new ProcessStartInfo(taskset ? Taskset : server[0])
         {
             RedirectStandardInput = true,
             RedirectStandardOutput = true,
@@ -72,10 +83,10 @@ internal sealed class ServerProcess : IAsyncDisposable
         {
             start.ArgumentList.Add("-c");
             start.ArgumentList.Add((core % ClientPinning.MachineCores).ToString(CultureInfo.InvariantCulture));
-            start.ArgumentList.Add("dotnet");
+            start.ArgumentList.Add(server[0]);
         }
 
-        foreach (string argument in server)
+        foreach (string argument in server.Skip(1))
         {
             start.ArgumentList.Add(argument);
         }
@@ -119,7 +130,7 @@ internal sealed class ServerProcess : IAsyncDisposable
             throw new InvalidOperationException($"The {variant} server did not start: {line} {error}");
         }
 
-        return new ServerProcess(process, int.Parse(line.AsSpan(5), CultureInfo.InvariantCulture));
+        return new ServerProcess(process, int.Parse(line.AsSpan(5), CultureInfo.InvariantCulture)) { IsManaged = !peer };
     }
 
     /// <summary>The SpanNetty echo server's assembly, where the optional SpanNetty build put it (same configuration as

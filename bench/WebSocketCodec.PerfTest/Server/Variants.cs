@@ -34,6 +34,18 @@ public static class Variants
     public static IReadOnlyList<string> All { get; } =
         [Ours, OursBulk, OursMessages, OursEndpoint, OursEndpointMessages, AspNetCore, Raw, RawUpgrade];
 
+    /// <summary>Bun 1.4.4's websocket echo (uWebSockets; <c>Peers/bun-echo.js</c>, Bun installed from npm on first
+    /// use): the fastest websocket server in the field.</summary>
+    public const string Bun = "bun";
+
+    /// <summary>A C epoll byte echo (<c>Peers/epoll-echo.c</c>, compiled with gcc on first use): 64 KiB reads, one send
+    /// per read, the physical limit of this machine's loopback.</summary>
+    public const string EpollEcho = "c-epoll";
+
+    /// <summary>The servers outside .NET (<see cref="PeerServers"/>), over HTTP/1.1 without TLS; <c>--variants peers</c>
+    /// names them. Not part of <c>all</c> (they need npm and gcc).</summary>
+    public static IReadOnlyList<string> Peers { get; } = [Bun, EpollEcho];
+
     /// <summary>Ours as SpanNetty channel handlers (callbacks echo of every frame).</summary>
     public const string OursSpanNetty = "ours-spannetty";
 

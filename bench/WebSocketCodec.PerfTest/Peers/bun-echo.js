@@ -1,0 +1,38 @@
+// A Bun (uWebSockets) websocket echo for the perf tool: every message is sent back as it came (text or binary), no
+// compression. The perf tool's server protocol: prints "port N" on stdout, answers "gc" on stdin with zero counts
+// (no .NET heap here), and exits when stdin ends.
+const server = Bun.serve({
+  hostname: "127.0.0.1",
+  port: 0,
+  fetch(request, server) {
+    if (server.upgrade(request)) {
+      return undefined;
+    }
+    return new Response("websocket only", { status: 426 });
+  },
+  websocket: {
+    perMessageDeflate: false,
+    maxPayloadLength: 16 * 1024 * 1024,
+    backpressureLimit: 64 * 1024 * 1024,
+    message(ws, message) {
+      ws.send(message);
+    },
+  },
+});
+
+process.stdout.write(`port ${server.port}\n`);
+
+let pending = "";
+process.stdin.setEncoding("utf8");
+process.stdin.on("data", (chunk) => {
+  pending += chunk;
+  let newline;
+  while ((newline = pending.indexOf("\n")) >= 0) {
+    const command = pending.slice(0, newline).trim();
+    pending = pending.slice(newline + 1);
+    if (command === "gc") {
+      process.stdout.write("gc 0 0 0 0 -\n");
+    }
+  }
+});
+process.stdin.on("end", () => process.exit(0));

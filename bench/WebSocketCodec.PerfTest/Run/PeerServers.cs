@@ -1,0 +1,135 @@
+using System.Diagnostics;
+
+namespace WebSocketCodec.PerfTest;
+
+/// <summary>
+/// The servers outside .NET the perf tool measures ours against, from <c>Peers/</c> beside the tool: Bun 1.4.4
+/// (uWebSockets) from npm's <c>@oven/bun-linux-x64</c>, installed here with <c>npm ci</c> from the committed lock file
+/// on first use, and a C epoll byte echo (the limit), compiled here with <c>gcc</c> on first use. Both speak the
+/// tool's server protocol (<c>port N</c> on stdout, <c>gc</c> on stdin, stop when stdin ends).
+/// </summary>
+public static class PeerServers
+{
+    /// <summary>The npm package that carries Bun's Linux x64 binary.</summary>
+    public const string BunPackage = "@oven/bun-linux-x64";
+
+    /// <summary>The folder of the peers' sources, beside the tool's assembly (the build copies it there).</summary>
+    public static string Folder { get; } = Path.Combine(Path.GetDirectoryName(typeof(PeerServers).Assembly.Location)!, "Peers");
+
+    /// <summary>Bun's binary once installed.</summary>
+    public static string BunBinary => Path.Combine(Folder, "node_modules", "@oven", "bun-linux-x64", "bin", "bun");
+
+    /// <summary>The compiled C echo.</summary>
+    public static string EpollEchoBinary => Path.Combine(Folder, "epoll-echo");
+
+    private static readonly SemaphoreSlim Preparing = new(1, 1);
+
+    /// <summary>Whether <paramref name="variant"/> is served by a peer, not by .NET.</summary>
+    public static bool IsPeer(string variant) => variant is Variants.Bun or Variants.EpollEcho;
+
+    /// <summary>Why <paramref name="variant"/> cannot run here (null when it can be prepared): Linux x64 only, and the
+    /// tool it needs on PATH (npm for Bun, gcc for the C echo).</summary>
+    public static string? Unavailable(string variant)
+    {
+        if (!OperatingSystem.IsLinux() || System.Runtime.InteropServices.RuntimeInformation.OSArchitecture != System.Runtime.InteropServices.Architecture.X64)
+        {
+            return $"{variant} runs on Linux x64 only.";
+        }
+
+        return variant switch
+        {
+            Variants.Bun when !File.Exists(BunBinary) && OnPath("npm") is null => "bun needs npm on PATH to install Bun (npm's @oven/bun-linux-x64).",
+            Variants.EpollEcho when !File.Exists(EpollEchoBinary) && OnPath("gcc") is null => "c-epoll needs gcc on PATH (Debian: apt-get install gcc).",
+            _ => null,
+        };
+    }
+
+    /// <summary>The command line that starts <paramref name="variant"/>'s server, installing or compiling it first when
+    /// needed; throws with the reason when it cannot.</summary>
+    public static async Task<string[]> CommandAsync(string variant, CancellationToken cancellationToken = default)
+    {
+        if (Unavailable(variant) is { } reason)
+        {
+            throw new InvalidOperationException(reason);
+        }
+
+        await Preparing.WaitAsync(cancellationToken);
+        try
+        {
+            return variant switch
+            {
+                Variants.Bun => [await InstallBunAsync(cancellationToken), Path.Combine(Folder, "bun-echo.js")],
+                Variants.EpollEcho => [await CompileEchoAsync(cancellationToken)],
+                _ => throw new ArgumentException($"'{variant}' is not a peer variant.", nameof(variant)),
+            };
+        }
+        finally
+        {
+            Preparing.Release();
+        }
+    }
+
+    private static async Task<string> InstallBunAsync(CancellationToken cancellationToken)
+    {
+        if (!File.Exists(BunBinary))
+        {
+            await RunAsync(OnPath("npm")!, ["ci", "--no-audit", "--no-fund"], TimeSpan.FromMinutes(3), cancellationToken);
+            if (!File.Exists(BunBinary))
+            {
+                throw new InvalidOperationException($"npm ci in {Folder} succeeded but {BunBinary} is not there.");
+            }
+        }
+
+        return BunBinary;
+    }
+
+    private static async Task<string> CompileEchoAsync(CancellationToken cancellationToken)
+    {
+        string source = Path.Combine(Folder, "epoll-echo.c");
+        if (!File.Exists(EpollEchoBinary) || File.GetLastWriteTimeUtc(EpollEchoBinary) < File.GetLastWriteTimeUtc(source))
+        {
+            await RunAsync(OnPath("gcc")!, ["-O2", "-Wall", "-Wextra", "-Werror", "-o", EpollEchoBinary, source], TimeSpan.FromMinutes(1), cancellationToken);
+        }
+
+        return EpollEchoBinary;
+    }
+
+    private static async Task RunAsync(string program, string[] arguments, TimeSpan timeout, CancellationToken cancellationToken)
+    {
+        var start = new ProcessStartInfo(program)
+        {
+            WorkingDirectory = Folder,
+            RedirectStandardOutput = true,
+            RedirectStandardError = true,
+        };
+        foreach (string argument in arguments)
+        {
+            start.ArgumentList.Add(argument);
+        }
+
+        using Process process = Process.Start(start)!;
+        Task<string> output = process.StandardOutput.ReadToEndAsync(cancellationToken);
+        Task<string> errors = process.StandardError.ReadToEndAsync(cancellationToken);
+        try
+        {
+            await process.WaitForExitAsync(cancellationToken).WaitAsync(timeout, cancellationToken);
+        }
+        catch (TimeoutException)
+        {
+            process.Kill(entireProcessTree: true);
+            throw new InvalidOperationException($"{Path.GetFileName(program)} {string.Join(' ', arguments)} took more than {timeout.TotalMinutes:0} min in {Folder}.");
+        }
+
+        if (process.ExitCode != 0)
+        {
+            string log = (await output) + (await errors);
+            throw new InvalidOperationException(
+                $"{Path.GetFileName(program)} {string.Join(' ', arguments)} failed ({process.ExitCode}) in {Folder}:\n{log[Math.Max(0, log.Length - 3000)..]}");
+        }
+    }
+
+    /// <summary>The full path of <paramref name="program"/> on PATH, or null.</summary>
+    public static string? OnPath(string program) =>
+        (Environment.GetEnvironmentVariable("PATH") ?? "").Split(Path.PathSeparator, StringSplitOptions.RemoveEmptyEntries)
+            .Select(directory => Path.Combine(directory, program)).FirstOrDefault(File.Exists);
+}
