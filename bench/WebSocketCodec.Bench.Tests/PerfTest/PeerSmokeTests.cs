@@ -3,8 +3,9 @@ using WebSocketCodec.PerfTest;
 namespace WebSocketCodec.Bench.Tests.PerfTest;
 
 /// <summary>The perf tool's servers outside .NET: Bun's websocket echo (Bun installed from npm's lock file) and the C
-/// epoll byte echo (compiled with gcc) start, take the pipelined load, echo, and report without GC figures. Skipped,
-/// with the reason, where npm or gcc is missing or the npm registry cannot be reached.</summary>
+/// epoll byte echo (compiled with gcc, Debian's package installed when missing) start, take the pipelined load, echo,
+/// and report without GC figures. Skipped, with the reason, where npm is missing, gcc cannot be installed, or a package
+/// source cannot be reached.</summary>
 public sealed class PeerSmokeTests
 {
     [SkippableTheory]
@@ -12,8 +13,9 @@ public sealed class PeerSmokeTests
     [InlineData(Variants.EpollEcho)]
     public async Task EachPeerServerEchoesTheLoadAndReportsWithoutGcFigures(string variant)
     {
-        string? skip = PeerServers.Unavailable(variant)
-            ?? (variant == Variants.Bun ? await NpmInstall.EnsureAsync(PeerServers.Folder, PeerServers.BunPackage) : null);
+        string? skip = variant == Variants.Bun
+            ? PeerServers.Unavailable(variant) ?? await NpmInstall.EnsureAsync(PeerServers.Folder, PeerServers.BunPackage)
+            : await DebianPackage.EnsureAsync("gcc", () => DebianPackage.Which("gcc")) ?? PeerServers.Unavailable(variant);
         Skip.If(skip is not null, skip);
 
         var options = new PerfOptions
