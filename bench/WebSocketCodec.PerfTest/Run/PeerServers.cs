@@ -1,4 +1,4 @@
-using System.Diagnostics;
+using WebSocketCodec.Bench;
 
 namespace WebSocketCodec.PerfTest;
 
@@ -38,8 +38,8 @@ public static class PeerServers
 
         return variant switch
         {
-            Variants.Bun when !File.Exists(BunBinary) && OnPath("npm") is null => "bun needs npm on PATH to install Bun (npm's @oven/bun-linux-x64).",
-            Variants.EpollEcho when !File.Exists(EpollEchoBinary) && OnPath("gcc") is null => "c-epoll needs gcc on PATH (Debian: apt-get install gcc).",
+            Variants.Bun when !File.Exists(BunBinary) && ChildProcess.Which("npm") is null => "bun needs npm on PATH to install Bun (npm's @oven/bun-linux-x64).",
+            Variants.EpollEcho when !File.Exists(EpollEchoBinary) && ChildProcess.Which("gcc") is null => "c-epoll needs gcc on PATH (Debian: apt-get install gcc).",
             _ => null,
         };
     }
@@ -73,7 +73,7 @@ public static class PeerServers
     {
         if (!File.Exists(BunBinary))
         {
-            await RunAsync(OnPath("npm")!, ["ci", "--no-audit", "--no-fund"], TimeSpan.FromMinutes(3), cancellationToken);
+            await RunAsync(ChildProcess.Which("npm")!, ["ci", "--no-audit", "--no-fund"], TimeSpan.FromMinutes(3), cancellationToken);
             if (!File.Exists(BunBinary))
             {
                 throw new InvalidOperationException($"npm ci in {Folder} succeeded but {BunBinary} is not there.");
@@ -88,7 +88,7 @@ public static class PeerServers
         string source = Path.Combine(Folder, "epoll-echo.c");
         if (!File.Exists(EpollEchoBinary) || File.GetLastWriteTimeUtc(EpollEchoBinary) < File.GetLastWriteTimeUtc(source))
         {
-            await RunAsync(OnPath("gcc")!, ["-O2", "-Wall", "-Wextra", "-Werror", "-o", EpollEchoBinary, source], TimeSpan.FromMinutes(1), cancellationToken);
+            await RunAsync(ChildProcess.Which("gcc")!, ["-O2", "-Wall", "-Wextra", "-Werror", "-o", EpollEchoBinary, source], TimeSpan.FromMinutes(1), cancellationToken);
         }
 
         return EpollEchoBinary;
@@ -96,40 +96,20 @@ public static class PeerServers
 
     private static async Task RunAsync(string program, string[] arguments, TimeSpan timeout, CancellationToken cancellationToken)
     {
-        var start = new ProcessStartInfo(program)
+        using var limit = CancellationTokenSource.CreateLinkedTokenSource(cancellationToken);
+        limit.CancelAfter(timeout);
+        (int exit, string output, string error) = await ChildProcess.RunAsync(program, arguments, Folder, limit.Token);
+        string command = $"{Path.GetFileName(program)} {string.Join(' ', arguments)}";
+        cancellationToken.ThrowIfCancellationRequested();
+        if (limit.IsCancellationRequested)
         {
-            WorkingDirectory = Folder,
-            RedirectStandardOutput = true,
-            RedirectStandardError = true,
-        };
-        foreach (string argument in arguments)
-        {
-            start.ArgumentList.Add(argument);
+            throw new InvalidOperationException($"{command} took more than {timeout.TotalMinutes:0} min in {Folder}.");
         }
 
-        using Process process = Process.Start(start)!;
-        Task<string> output = process.StandardOutput.ReadToEndAsync(cancellationToken);
-        Task<string> errors = process.StandardError.ReadToEndAsync(cancellationToken);
-        try
+        if (exit != 0)
         {
-            await process.WaitForExitAsync(cancellationToken).WaitAsync(timeout, cancellationToken);
-        }
-        catch (TimeoutException)
-        {
-            process.Kill(entireProcessTree: true);
-            throw new InvalidOperationException($"{Path.GetFileName(program)} {string.Join(' ', arguments)} took more than {timeout.TotalMinutes:0} min in {Folder}.");
-        }
-
-        if (process.ExitCode != 0)
-        {
-            string log = (await output) + (await errors);
-            throw new InvalidOperationException(
-                $"{Path.GetFileName(program)} {string.Join(' ', arguments)} failed ({process.ExitCode}) in {Folder}:\n{log[Math.Max(0, log.Length - 3000)..]}");
+            string log = output + error;
+            throw new InvalidOperationException($"{command} failed ({exit}) in {Folder}:\n{log[Math.Max(0, log.Length - 3000)..]}");
         }
     }
-
-    /// <summary>The full path of <paramref name="program"/> on PATH, or null.</summary>
-    public static string? OnPath(string program) =>
-        (Environment.GetEnvironmentVariable("PATH") ?? "").Split(Path.PathSeparator, StringSplitOptions.RemoveEmptyEntries)
-            .Select(directory => Path.Combine(directory, program)).FirstOrDefault(File.Exists);
 }

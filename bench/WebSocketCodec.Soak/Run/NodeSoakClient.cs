@@ -1,6 +1,7 @@
 using System.Diagnostics;
 using System.Globalization;
 using System.Text.Json;
+using WebSocketCodec.Bench;
 
 namespace WebSocketCodec.Soak;
 
@@ -13,7 +14,7 @@ public static class NodeSoakClient
 
     /// <summary>Why the node client cannot run here (node or npm missing), or null.</summary>
     public static string? SkipReason() =>
-        Which("node") is null || Which("npm") is null ? "node and npm are not on PATH: the node ws client did not run" : null;
+        ChildProcess.Which("node") is null || ChildProcess.Which("npm") is null ? "node and npm are not on PATH: the node ws client did not run" : null;
 
     /// <summary>Runs <c>npm ci</c> in <paramref name="directory"/> unless ws is installed.</summary>
     public static async Task EnsureInstalledAsync(string directory, CancellationToken cancellationToken)
@@ -23,7 +24,7 @@ public static class NodeSoakClient
             return;
         }
 
-        var (exit, output, error) = await RunAsync("npm", ["ci", "--no-audit", "--no-fund"], directory, cancellationToken).ConfigureAwait(false);
+        var (exit, output, error) = await ChildProcess.RunAsync("npm", ["ci", "--no-audit", "--no-fund"], directory, cancellationToken).ConfigureAwait(false);
         if (exit != 0)
         {
             throw new InvalidOperationException($"npm ci failed ({exit}) in {directory}:\n{output}{error}");
@@ -46,7 +47,7 @@ public static class NodeSoakClient
             "--window", Text(options.Window), "--boundary-every", Text(options.BoundaryEvery), "--deflate", deflate ? "1" : "0",
             "--first-variant", Text(SoakDeflate.Variant(SoakOptions.NodeDeflate, segment, 0)), "--small-window-bits", Text(SoakDeflate.SmallWindowBits),
         ];
-        var (exit, output, error) = await RunAsync("node", arguments, directory, cancellationToken).ConfigureAwait(false);
+        var (exit, output, error) = await ChildProcess.RunAsync("node", arguments, directory, cancellationToken).ConfigureAwait(false);
         string? last = output.Split('\n', StringSplitOptions.RemoveEmptyEntries | StringSplitOptions.TrimEntries).LastOrDefault();
         SoakCounts? counts = null;
         try
@@ -67,37 +68,4 @@ public static class NodeSoakClient
     }
 
     private static string Text(long value) => value.ToString(CultureInfo.InvariantCulture);
-
-    private static async Task<(int Exit, string Output, string Error)> RunAsync(string file, string[] arguments, string directory, CancellationToken cancellationToken)
-    {
-        var start = new ProcessStartInfo(file)
-        {
-            WorkingDirectory = directory,
-            RedirectStandardOutput = true,
-            RedirectStandardError = true,
-        };
-        foreach (string argument in arguments)
-        {
-            start.ArgumentList.Add(argument);
-        }
-
-        using Process process = Process.Start(start)!;
-        Task<string> output = process.StandardOutput.ReadToEndAsync(CancellationToken.None);
-        Task<string> error = process.StandardError.ReadToEndAsync(CancellationToken.None);
-        try
-        {
-            await process.WaitForExitAsync(cancellationToken).ConfigureAwait(false);
-        }
-        catch (OperationCanceledException)
-        {
-            process.Kill(entireProcessTree: true);
-            await process.WaitForExitAsync(CancellationToken.None).ConfigureAwait(false);
-        }
-
-        return (process.ExitCode, await output.ConfigureAwait(false), await error.ConfigureAwait(false));
-    }
-
-    private static string? Which(string name) =>
-        (Environment.GetEnvironmentVariable("PATH") ?? "").Split(Path.PathSeparator)
-            .Select(dir => Path.Combine(dir, name)).FirstOrDefault(File.Exists);
 }

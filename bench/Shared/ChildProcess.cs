@@ -1,0 +1,46 @@
+using System.Diagnostics;
+
+namespace WebSocketCodec.Bench;
+
+/// <summary>The bench tools' helper programs (npm, node, gcc): found on PATH, run to the end with their output
+/// captured, killed with their children when cancelled.</summary>
+internal static class ChildProcess
+{
+    /// <summary>The full path of <paramref name="name"/> on PATH, or null.</summary>
+    public static string? Which(string name) =>
+        (Environment.GetEnvironmentVariable("PATH") ?? "").Split(Path.PathSeparator, StringSplitOptions.RemoveEmptyEntries)
+            .Select(directory => Path.Combine(directory, name)).FirstOrDefault(File.Exists);
+
+    /// <summary>Runs <paramref name="file"/> in <paramref name="directory"/> until it exits; when
+    /// <paramref name="cancellationToken"/> fires first, kills it and its children and returns what it wrote.</summary>
+    /// <returns>Its exit code (-1 or the signal's when killed), standard output and standard error.</returns>
+    public static async Task<(int Exit, string Output, string Error)> RunAsync(
+        string file, IEnumerable<string> arguments, string directory, CancellationToken cancellationToken)
+    {
+        var start = new ProcessStartInfo(file)
+        {
+            WorkingDirectory = directory,
+            RedirectStandardOutput = true,
+            RedirectStandardError = true,
+        };
+        foreach (string argument in arguments)
+        {
+            start.ArgumentList.Add(argument);
+        }
+
+        using Process process = Process.Start(start)!;
+        Task<string> output = process.StandardOutput.ReadToEndAsync(CancellationToken.None);
+        Task<string> error = process.StandardError.ReadToEndAsync(CancellationToken.None);
+        try
+        {
+            await process.WaitForExitAsync(cancellationToken).ConfigureAwait(false);
+        }
+        catch (OperationCanceledException)
+        {
+            process.Kill(entireProcessTree: true);
+            await process.WaitForExitAsync(CancellationToken.None).ConfigureAwait(false);
+        }
+
+        return (process.ExitCode, await output.ConfigureAwait(false), await error.ConfigureAwait(false));
+    }
+}
