@@ -6,8 +6,9 @@ using WebSocketCodec.PerfTest;
 using WebSocketCodec.Scale;
 
 // Coordinator (the default command): for each GC mode and variant, a server process and the client processes.
-// The perf tool's HTTP/1.1 variants but raw, whose canned 101 (no real Sec-WebSocket-Accept) our client refuses.
-string[] available = [.. Variants.All.Where(v => v != Variants.Raw)];
+// The perf tool's HTTP/1.1 variants but raw, whose canned 101 (no real Sec-WebSocket-Accept) our client refuses, and
+// Bun (run once, under the first GC mode: it has no .NET GC); not the C echo, for the same reason as raw.
+string[] available = [.. Variants.All.Where(v => v != Variants.Raw), Variants.Bun];
 var variants = new Option<string>("--variants") { DefaultValueFactory = _ => "ours-endpoint-messages,ours,raw-upgrade,aspnetcore", Description = "Comma-separated servers (the perf tool's): " + string.Join(", ", available) + "." };
 var gcModes = new Option<string>("--gc") { DefaultValueFactory = _ => "workstation,server", Description = "The servers' GC modes, comma-separated: workstation, server." };
 var gcConcurrent = new Option<bool>("--gc-concurrent") { DefaultValueFactory = _ => true, Description = "Concurrent (background) GC in the servers, the ASP.NET Core default." };

@@ -61,6 +61,10 @@ public sealed record ScaleResult
 
     public long RssClosed { get; init; }
 
+    /// <summary>The server process's CPU time (user + system) from the baseline to the last websocket closed: the
+    /// handshakes, the hold and the close exchanges.</summary>
+    public double ServerCpuSeconds { get; init; }
+
     public long HeapBaseline { get; init; }
 
     public long HeapOpen { get; init; }
@@ -74,5 +78,5 @@ public sealed record ScaleResult
     public double HeapKiBPerWebSocket => Open == 0 ? 0 : (HeapOpen - HeapBaseline) / 1024.0 / Open;
 
     public override string ToString() => System.FormattableString.Invariant(
-        $"{Variant} gc={Gc}{(GcConcurrent ? "+concurrent" : "")} heaps={GcHeaps} websockets={Open}/{WebSockets} failures={FailureCount} handshake p50={HandshakeP50Ms:F1}ms p99={HandshakeP99Ms:F1}ms roundtrip p50={RoundTripP50Ms:F2}ms p99={RoundTripP99Ms:F2}ms max={RoundTripMaxMs:F1}ms echoes={Received}/{Sent} rss={RssBaseline / 1048576.0:F1}->{RssOpen / 1048576.0:F1}MiB {RssKiBPerWebSocket:F2}KiB/ws heap {HeapKiBPerWebSocket:F2}KiB/ws");
+        $"{Variant} gc={Gc}{(GcConcurrent ? "+concurrent" : "")} heaps={GcHeaps} websockets={Open}/{WebSockets} failures={FailureCount} handshake p50={HandshakeP50Ms:F1}ms p99={HandshakeP99Ms:F1}ms roundtrip p50={RoundTripP50Ms:F2}ms p99={RoundTripP99Ms:F2}ms max={RoundTripMaxMs:F1}ms echoes={Received}/{Sent} server-cpu={ServerCpuSeconds:F1}s rss={RssBaseline / 1048576.0:F1}->{RssOpen / 1048576.0:F1}MiB {RssKiBPerWebSocket:F2}KiB/ws heap {HeapKiBPerWebSocket:F2}KiB/ws");
 }

@@ -30,6 +30,11 @@ public static class ScaleRunner
             {
                 foreach (string variant in options.Variants)
                 {
+                    if (PeerServers.IsPeer(variant) && gc != options.GcModes[0])
+                    {
+                        continue; // no .NET GC to change: one run per repeat
+                    }
+
                     // The heap is walked in the first round only (it takes a few seconds and says the same every time).
                     ScaleOptions thisRun = repeat == 1 ? options : options with { HeapTypes = 0 };
                     ScaleResult result = await RunOneAsync(variant, gc, thisRun, run++, log, cancellationToken) with { Run = repeat };
@@ -54,7 +59,9 @@ public static class ScaleRunner
         var endPoint = new IPEndPoint(IPAddress.Loopback, server.Port);
         await WarmUpAsync(endPoint);
         IReadOnlyDictionary<string, string> baseline = await server.MemoryAsync();
-        Dictionary<string, (long Bytes, long Count)>? typesBefore = options.HeapTypes > 0 ? HeapTypes.Take(server.ProcessId) : null;
+        TimeSpan cpuBefore = server.CpuTime;
+        bool heapTypes = options.HeapTypes > 0 && server.IsManaged;
+        Dictionary<string, (long Bytes, long Count)>? typesBefore = heapTypes ? HeapTypes.Take(server.ProcessId) : null;
 
         int processes = options.ClientProcesses;
         int largestShare = (options.WebSockets + processes - 1) / processes;
@@ -89,11 +96,12 @@ public static class ScaleRunner
             ClientReport[] held = await Task.WhenAll(clients.Select(c => c.ReportAsync("held", TimeSpan.FromSeconds(120), cancellationToken)));
             held.CopyTo(reports, 0);
             IReadOnlyDictionary<string, string> open = await server.MemoryAsync();
-            Dictionary<string, (long Bytes, long Count)>? typesOpen = options.HeapTypes > 0 ? HeapTypes.Take(server.ProcessId) : null;
+            Dictionary<string, (long Bytes, long Count)>? typesOpen = heapTypes ? HeapTypes.Take(server.ProcessId) : null;
             log?.Invoke($"{variant}, {gc} GC: closing");
             await Task.WhenAll(clients.Select(c => c.SendAsync("close")));
             ClientReport[] closed = await Task.WhenAll(clients.Select(c => c.ReportAsync("closed", TimeSpan.FromSeconds(120), cancellationToken)));
             closed.CopyTo(reports, 0);
+            TimeSpan serverCpu = server.CpuTime - cpuBefore;
             IReadOnlyDictionary<string, string> afterClose = await server.MemoryAsync();
 
             LongHistogram handshakes = LatencyRecording.Create();
@@ -131,6 +139,7 @@ public static class ScaleRunner
                 RoundTripMaxMs = (roundTrips.TotalCount == 0 ? 0 : roundTrips.GetMaxValue()) / 1e6,
                 ClosedCleanly = closed.Sum(r => r.ClosedCleanly),
                 LoadAverage = load,
+                ServerCpuSeconds = serverCpu.TotalSeconds,
                 HeapGrowth = typesBefore is null || typesOpen is null ? [] : HeapTypes.Growth(typesBefore, typesOpen, Math.Max(1, held.Sum(r => r.Open)), options.HeapTypes),
                 RssBaseline = Bytes(baseline, "rss"),
                 RssOpen = Bytes(open, "rss"),

@@ -38,12 +38,42 @@ public sealed class ScaleToolSmokeTests
             Assert.True(result.HandshakeP50Ms > 0 && result.HandshakeP99Ms >= result.HandshakeP50Ms, result.ToString());
             Assert.True(result.RoundTripP50Ms > 0 && result.RoundTripP99Ms >= result.RoundTripP50Ms && result.RoundTripMaxMs >= result.RoundTripP99Ms, result.ToString());
             Assert.True(result.RssBaseline > 0 && result.RssOpen > 0 && result.RssClosed > 0 && result.HeapOpen > 0, result.ToString());
+            Assert.True(result.ServerCpuSeconds > 0, result.ToString());
         }
 
         string page = ScaleReport.ToMarkdown(results, options, "scale --smoke");
         Assert.Contains("| ours-endpoint-messages | workstation (1 heap) | 200 | 0 |", page, StringComparison.Ordinal);
         Assert.Contains("endpoint path (ours-endpoint-messages)", page, StringComparison.Ordinal);
         Assert.Contains("None: every websocket opened", page, StringComparison.Ordinal);
+    }
+
+    [SkippableFact]
+    public async Task BunServesTheSameLoadAndReportsItsMemoryAndCpu()
+    {
+        string? skip = PeerServers.Unavailable(Variants.Bun) ?? await NpmInstall.EnsureAsync(PeerServers.Folder, PeerServers.BunPackage);
+        Skip.If(skip is not null, skip);
+
+        var options = new ScaleOptions
+        {
+            Variants = [Variants.Bun],
+            GcModes = [ScaleRunner.Workstation, ScaleRunner.Server],
+            WebSockets = 200,
+            ClientProcesses = 2,
+            SourcesPerClient = 1,
+            Hold = TimeSpan.FromSeconds(3),
+            MinInterval = TimeSpan.FromSeconds(0.5),
+            MaxInterval = TimeSpan.FromSeconds(1),
+        };
+        IReadOnlyList<ScaleResult> results = await ScaleRunner.RunAsync(options, cancellationToken: RawHttp.Timeout(120));
+
+        ScaleResult result = Assert.Single(results); // no .NET GC to vary: one run, not one per GC mode
+        Assert.True(result.FailureCount == 0, result + " failures: " + string.Join(", ", result.Failures.Select(f => $"{f.Key} x{f.Value}")));
+        Assert.Equal(200, result.Open);
+        Assert.Equal("none", result.Gc);
+        Assert.Equal(result.Sent, result.Received);
+        Assert.Equal(200, result.ClosedCleanly);
+        Assert.True(result.RssBaseline > 0 && result.RssOpen > 0 && result.HeapOpen > 0 && result.ServerCpuSeconds > 0, result.ToString());
+        Assert.Contains("| bun | none (0 heaps) | 200 | 0 |", ScaleReport.ToMarkdown(results, options, "scale --smoke"), StringComparison.Ordinal);
     }
 
     [Fact]

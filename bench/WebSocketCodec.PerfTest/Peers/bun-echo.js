@@ -1,6 +1,7 @@
-// A Bun (uWebSockets) websocket echo for the perf tool: every message is sent back as it came (text or binary), no
-// compression. The perf tool's server protocol: prints "port N" on stdout, answers "gc" on stdin with zero counts
-// (no .NET heap here), and exits when stdin ends.
+// A Bun (uWebSockets) websocket echo for the perf and scale tools: every message is sent back as it came (text or
+// binary), no compression, no idle timeout. The tools' server protocol: prints "port N" on stdout; answers "gc" on
+// stdin with zero counts (no .NET heap here) and "memory" with the process's RSS and JavaScript heap after a full
+// collection; exits when stdin ends.
 const server = Bun.serve({
   hostname: "127.0.0.1",
   port: 0,
@@ -12,6 +13,7 @@ const server = Bun.serve({
   },
   websocket: {
     perMessageDeflate: false,
+    idleTimeout: 0,
     maxPayloadLength: 16 * 1024 * 1024,
     backpressureLimit: 64 * 1024 * 1024,
     message(ws, message) {
@@ -32,6 +34,10 @@ process.stdin.on("data", (chunk) => {
     pending = pending.slice(newline + 1);
     if (command === "gc") {
       process.stdout.write("gc 0 0 0 0 -\n");
+    } else if (command === "memory") {
+      Bun.gc(true);
+      const memory = process.memoryUsage();
+      process.stdout.write(`memory rss=${memory.rss} heap=${memory.heapUsed} committed=${memory.heapTotal} gc=none concurrent=False heaps=0\n`);
     }
   }
 });
