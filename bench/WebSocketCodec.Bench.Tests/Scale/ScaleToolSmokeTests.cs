@@ -12,17 +12,7 @@ public sealed class ScaleToolSmokeTests
     [Fact]
     public async Task ManyIdleWebSocketsOpenEchoEveryBatchAndClose()
     {
-        var options = new ScaleOptions
-        {
-            Variants = [Variants.OursEndpointMessages, Variants.RawUpgrade],
-            GcModes = [ScaleRunner.Workstation],
-            WebSockets = 200,
-            ClientProcesses = 2,
-            SourcesPerClient = 1,
-            Hold = TimeSpan.FromSeconds(3),
-            MinInterval = TimeSpan.FromSeconds(0.5),
-            MaxInterval = TimeSpan.FromSeconds(1),
-        };
+        ScaleOptions options = Smoke([Variants.OursEndpointMessages, Variants.RawUpgrade], [ScaleRunner.Workstation]);
         IReadOnlyList<ScaleResult> results = await ScaleRunner.RunAsync(options, cancellationToken: RawHttp.Timeout(120));
 
         Assert.Equal(options.Variants, results.Select(r => r.Variant));
@@ -53,17 +43,7 @@ public sealed class ScaleToolSmokeTests
         string? skip = PeerServers.Unavailable(Variants.Bun) ?? await NpmInstall.EnsureAsync(PeerServers.Folder, PeerServers.BunPackage);
         Skip.If(skip is not null, skip);
 
-        var options = new ScaleOptions
-        {
-            Variants = [Variants.Bun],
-            GcModes = [ScaleRunner.Workstation, ScaleRunner.Server],
-            WebSockets = 200,
-            ClientProcesses = 2,
-            SourcesPerClient = 1,
-            Hold = TimeSpan.FromSeconds(3),
-            MinInterval = TimeSpan.FromSeconds(0.5),
-            MaxInterval = TimeSpan.FromSeconds(1),
-        };
+        ScaleOptions options = Smoke([Variants.Bun], [ScaleRunner.Workstation, ScaleRunner.Server]);
         IReadOnlyList<ScaleResult> results = await ScaleRunner.RunAsync(options, cancellationToken: RawHttp.Timeout(120));
 
         ScaleResult result = Assert.Single(results); // no .NET GC to vary: one run, not one per GC mode
@@ -75,6 +55,19 @@ public sealed class ScaleToolSmokeTests
         Assert.True(result.RssBaseline > 0 && result.RssOpen > 0 && result.HeapOpen > 0 && result.ServerCpuSeconds > 0, result.ToString());
         Assert.Contains("| bun | none (0 heaps) | 200 | 0 |", ScaleReport.ToMarkdown(results, options, "scale --smoke"), StringComparison.Ordinal);
     }
+
+    /// <summary>200 websockets from 2 client processes and 2 source addresses, held 3 s, a batch every 0.5-1 s.</summary>
+    private static ScaleOptions Smoke(string[] variants, string[] gcModes) => new()
+    {
+        Variants = variants,
+        GcModes = gcModes,
+        WebSockets = 200,
+        ClientProcesses = 2,
+        SourcesPerClient = 1,
+        Hold = TimeSpan.FromSeconds(3),
+        MinInterval = TimeSpan.FromSeconds(0.5),
+        MaxInterval = TimeSpan.FromSeconds(1),
+    };
 
     [Fact]
     public void TargetsAreCheckedOnTheMedianAgainstRawUpgrade()
