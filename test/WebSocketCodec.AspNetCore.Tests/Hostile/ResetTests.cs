@@ -57,7 +57,12 @@ public sealed class ResetTests(ITestOutputHelper output)
         output.WriteLine($"{path}: server end: {end}");
         Assert.Null(end.ReceivedStatus);
         Assert.Null(end.SentStatus);
-        Assert.NotNull(end.Error); // the reset, reported as the websocket's end
+        // The reset reaches the websocket by whichever comes first: its read fails (Error, with the reset), or the
+        // host's notice that the connection is gone ends it (TransportClosed, the driver's TransportLost; seen once
+        // in a full run on the endpoint path).
+        Assert.True(
+            end.EndReason == WebSocketEndReason.Error ? end.Error is not null : end.EndReason == WebSocketEndReason.TransportClosed,
+            end.ToString());
         await server.WebSockets.WhenAtMostAsync(1, bound.Token);
         Assert.Equal(0, server.Pool.Outstanding); // the gathered half frame came back (the well-behaved one holds none)
         await HostileServer.AssertEchoAsync(wellBehaved, "served after", bound.Token);
