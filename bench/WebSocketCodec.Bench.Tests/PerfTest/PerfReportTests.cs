@@ -31,6 +31,8 @@ public sealed class PerfReportTests
     [InlineData(Variants.AspNetCore, Variants.RawUpgrade)]
     [InlineData("ours-endpoint-h2", "raw-h2")]
     [InlineData("aspnetcore-h2", "raw-h2")]
+    [InlineData(Variants.Bun, Variants.EpollEcho)]
+    [InlineData(Variants.EpollEcho, Variants.EpollEcho)]
     public void EachVariantIsComparedWithTheByteEchoOnItsPath(string variant, string limit) =>
         Assert.Equal(limit, PerfReport.LimitOf(variant));
 
@@ -46,5 +48,22 @@ public sealed class PerfReportTests
         Assert.Contains("| ours | 900 |  | 3.00 | 0.90 |", table, StringComparison.Ordinal);
         Assert.Contains("| ours-endpoint | 800 |  | 2.67 | 0.50 |", table, StringComparison.Ordinal);
         Assert.Contains("| aspnetcore | 300 |  | 1.00 | 0.19 |", table, StringComparison.Ordinal);
+    }
+
+    [Fact]
+    public void EveryRowIsComparedWithBunAndTheCEchoWhenTheyRan()
+    {
+        PerfResult[] results =
+        [
+            Run(Variants.Ours, 900) with { ServerCpuMicrosecondsPerMessage = 1.5 }, Run(Variants.Raw, 1000),
+            Run(Variants.Bun, 1200) with { IsManaged = false }, Run(Variants.EpollEcho, 2000) with { IsManaged = false },
+            Run(Variants.Ours, 500, payload: 1000),
+        ];
+        string table = PerfReport.ToMarkdown(results, "t", "c");
+        Assert.Contains("| ours | 900 |  |  | 0.90 | 0.75 | 0.45 | 1.50 |", table, StringComparison.Ordinal);
+        Assert.Contains("| bun | 1,200 |  |  | 0.60 | 1.00 | 0.60 |  |", table, StringComparison.Ordinal);
+        Assert.Contains("| c-epoll | 2,000 |  |  | 1.00 | 1.67 | 1.00 |  |", table, StringComparison.Ordinal);
+        Assert.Contains("| bun | 1,200 |  |  | 0.60 | 1.00 | 0.60 |  | 10 | 30 | n/a | n/a |", table, StringComparison.Ordinal);
+        Assert.Contains("| 1000 | 1 | off | ours | 500 |  |  |  |  |  |  |", table, StringComparison.Ordinal); // no peer ran at 1000 B
     }
 }

@@ -30,9 +30,9 @@ public static class PerfReport
             text.AppendLine(c, $"Each row is the median of {runs} runs, interleaved across the variants; \"range\" is the slowest and fastest run.").AppendLine();
         }
 
-        text.AppendLine("\"× limit\" is the rate over the byte echo on the same path: `raw` (Kestrel connection handler) for the connection-handler variants, `raw-upgrade` (Kestrel's upgrade stream) for the endpoint variants and `aspnetcore`, `raw-h2` over HTTP/2, `spannetty-raw` (a SpanNetty byte echo) for the SpanNetty variants, `spannetty-h2-raw` (a SpanNetty HTTP/2 stream byte echo) for the SpanNetty HTTP/2 variants.").AppendLine();
-        text.AppendLine("| payload | conns | tls | variant | msgs/s | range | × aspnetcore | × limit | p50 µs | p99 µs | gen0 | alloc B/msg |");
-        text.AppendLine("|---:|---:|:---:|---|---:|---:|---:|---:|---:|---:|---:|---:|");
+        text.AppendLine("\"× limit\" is the rate over the byte echo on the same path: `raw` (Kestrel connection handler) for the connection-handler variants, `raw-upgrade` (Kestrel's upgrade stream) for the endpoint variants and `aspnetcore`, `raw-h2` over HTTP/2, `spannetty-raw` (a SpanNetty byte echo) for the SpanNetty variants, `spannetty-h2-raw` (a SpanNetty HTTP/2 stream byte echo) for the SpanNetty HTTP/2 variants, `c-epoll` (a C epoll byte echo, the machine's limit) for `bun`. \"× bun\" and \"× c-epoll\" compare every row with those two when they ran in the same invocation; \"server µs/msg\" is the server process's CPU time per echoed message.").AppendLine();
+        text.AppendLine("| payload | conns | tls | variant | msgs/s | range | × aspnetcore | × limit | × bun | × c-epoll | server µs/msg | p50 µs | p99 µs | gen0 | alloc B/msg |");
+        text.AppendLine("|---:|---:|:---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
         if (results.Any(r => r.Client != LoadClients.Pipelined))
         {
             text.AppendLine(c, $"Load client: {string.Join(", ", results.Select(r => r.Client).Distinct())} (one `SendAsync` per message, as .NET applications send).").AppendLine();
@@ -41,11 +41,13 @@ public static class PerfReport
         foreach (var group in results.GroupBy(r => (r.Payload, r.Connections, r.Tls)))
         {
             double? aspnetcore = group.FirstOrDefault(r => r.Variant.StartsWith(Variants.AspNetCore, StringComparison.Ordinal))?.MessagesPerSecond;
+            double? bun = group.FirstOrDefault(r => r.Variant == Variants.Bun)?.MessagesPerSecond;
+            double? epoll = group.FirstOrDefault(r => r.Variant == Variants.EpollEcho)?.MessagesPerSecond;
             foreach (PerfResult r in group)
             {
                 double? limit = group.FirstOrDefault(b => b.Variant == LimitOf(r.Variant))?.MessagesPerSecond;
                 string range = r.Runs > 1 ? string.Create(c, $"{r.MinMessagesPerSecond / 1e6:F2}-{r.MaxMessagesPerSecond / 1e6:F2} M") : "";
-                text.AppendLine(c, $"| {r.Payload} | {r.Connections} | {(r.Tls ? "on" : "off")} | {r.Variant} | {r.MessagesPerSecond:N0} | {range} | {Ratio(r.MessagesPerSecond, aspnetcore)} | {Ratio(r.MessagesPerSecond, limit)} | {r.P50Microseconds:F0} | {r.P99Microseconds:F0} | {(r.IsManaged ? r.Gen0.ToString(c) : "n/a")} | {(r.IsManaged ? r.AllocatedBytesPerMessage.ToString("F1", c) : "n/a")} |");
+                text.AppendLine(c, $"| {r.Payload} | {r.Connections} | {(r.Tls ? "on" : "off")} | {r.Variant} | {r.MessagesPerSecond:N0} | {range} | {Ratio(r.MessagesPerSecond, aspnetcore)} | {Ratio(r.MessagesPerSecond, limit)} | {Ratio(r.MessagesPerSecond, bun)} | {Ratio(r.MessagesPerSecond, epoll)} | {(r.ServerCpuMicrosecondsPerMessage > 0 ? r.ServerCpuMicrosecondsPerMessage.ToString("F2", c) : "")} | {r.P50Microseconds:F0} | {r.P99Microseconds:F0} | {(r.IsManaged ? r.Gen0.ToString(c) : "n/a")} | {(r.IsManaged ? r.AllocatedBytesPerMessage.ToString("F1", c) : "n/a")} |");
             }
         }
 
@@ -69,6 +71,7 @@ public static class PerfReport
         _ when variant.EndsWith("-h2", StringComparison.Ordinal) => "raw-h2",
         _ when Variants.OnSpanNetty.Contains(variant) => Variants.SpanNettyRaw,
         Variants.Ours or Variants.OursBulk or Variants.OursMessages or Variants.Raw => Variants.Raw,
+        Variants.Bun or Variants.EpollEcho => Variants.EpollEcho,
         _ => Variants.RawUpgrade,
     };
 
