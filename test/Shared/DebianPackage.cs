@@ -1,5 +1,4 @@
 using System.Collections.Concurrent;
-using System.Diagnostics;
 
 namespace WebSocketCodec.Testing;
 
@@ -23,14 +22,9 @@ public static class DebianPackage
             : Installs.GetOrAdd(package, _ => new Lazy<Task<string?>>(() => InstallAsync(package, find))).Value;
     }
 
-    /// <summary>The full path of <paramref name="name"/> on PATH, or null.</summary>
-    public static string? Which(string name) =>
-        (Environment.GetEnvironmentVariable("PATH") ?? "").Split(Path.PathSeparator, StringSplitOptions.RemoveEmptyEntries)
-            .Select(directory => Path.Combine(directory, name)).FirstOrDefault(File.Exists);
-
     private static async Task<string?> InstallAsync(string package, Func<string?> find)
     {
-        if (Which("apt-get") is null || Environment.UserName != "root")
+        if (NodeFixture.Which("apt-get") is null || Environment.UserName != "root")
         {
             return $"{package} is not installed and apt-get cannot install it here (needs Debian and root).";
         }
@@ -38,13 +32,17 @@ public static class DebianPackage
         string log;
         try
         {
-            using var timeout = new CancellationTokenSource(TimeSpan.FromMinutes(6));
-            log = await RunAsync("apt-get", "update -qq", timeout.Token)
-                + await RunAsync("apt-get", $"install -y -qq --no-install-recommends {package}", timeout.Token);
+            // Through env: apt-get must not ask anything (DEBIAN_FRONTEND), and the tests' one process runner sets no
+            // environment of its own.
+            (int updated, string update) = await NodeFixture.RunAsync(
+                "env", "DEBIAN_FRONTEND=noninteractive apt-get update -qq", AppContext.BaseDirectory, TimeSpan.FromMinutes(3));
+            (int installed, string install) = await NodeFixture.RunAsync(
+                "env", $"DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends {package}", AppContext.BaseDirectory, TimeSpan.FromMinutes(6));
+            log = $"apt-get update: exit {updated}\n{update}\napt-get install {package}: exit {installed}\n{install}\n";
         }
-        catch (OperationCanceledException)
+        catch (TimeoutException)
         {
-            throw new InvalidOperationException($"apt-get took more than 6 minutes to install {package}.");
+            throw new InvalidOperationException($"apt-get took too long to install {package}.");
         }
 
         if (find() is not null)
@@ -58,16 +56,5 @@ public static class DebianPackage
         return unreachable is not null
             ? $"the Debian package source is unreachable, so {package} could not be installed: {unreachable}"
             : throw new InvalidOperationException($"apt-get could not install {package}:\n{log[Math.Max(0, log.Length - 3000)..]}");
-    }
-
-    private static async Task<string> RunAsync(string file, string arguments, CancellationToken cancellationToken)
-    {
-        var start = new ProcessStartInfo(file, arguments) { RedirectStandardOutput = true, RedirectStandardError = true };
-        start.Environment["DEBIAN_FRONTEND"] = "noninteractive";
-        using Process process = Process.Start(start)!;
-        Task<string> output = process.StandardOutput.ReadToEndAsync(cancellationToken);
-        Task<string> error = process.StandardError.ReadToEndAsync(cancellationToken);
-        await process.WaitForExitAsync(cancellationToken);
-        return $"{file} {arguments}: exit {process.ExitCode}\n{await output}\n{await error}\n";
     }
 }

@@ -15,7 +15,7 @@ public sealed class PeerSmokeTests
     {
         string? skip = variant == Variants.Bun
             ? PeerServers.Unavailable(variant) ?? await NpmInstall.EnsureAsync(PeerServers.Folder, PeerServers.BunPackage)
-            : await DebianPackage.EnsureAsync("gcc", () => DebianPackage.Which("gcc")) ?? PeerServers.Unavailable(variant);
+            : await DebianPackage.EnsureAsync("gcc", () => NodeFixture.Which("gcc")) ?? PeerServers.Unavailable(variant);
         Skip.If(skip is not null, skip);
 
         var options = new PerfOptions

@@ -71,16 +71,18 @@ public static class PeerServers
 
     private static async Task<string> InstallBunAsync(CancellationToken cancellationToken)
     {
-        if (!File.Exists(BunBinary))
+        using var limit = CancellationTokenSource.CreateLinkedTokenSource(cancellationToken);
+        limit.CancelAfter(TimeSpan.FromMinutes(3));
+        try
         {
-            await RunAsync(ChildProcess.Which("npm")!, ["ci", "--no-audit", "--no-fund"], TimeSpan.FromMinutes(3), cancellationToken);
-            if (!File.Exists(BunBinary))
-            {
-                throw new InvalidOperationException($"npm ci in {Folder} succeeded but {BunBinary} is not there.");
-            }
+            await ChildProcess.EnsureNpmPackageAsync(Folder, BunPackage, limit.Token);
+        }
+        catch (OperationCanceledException) when (!cancellationToken.IsCancellationRequested)
+        {
+            throw new InvalidOperationException($"npm ci took more than 3 min in {Folder}.");
         }
 
-        return BunBinary;
+        return File.Exists(BunBinary) ? BunBinary : throw new InvalidOperationException($"{BunPackage} is installed in {Folder} but {BunBinary} is not there.");
     }
 
     private static async Task<string> CompileEchoAsync(CancellationToken cancellationToken)

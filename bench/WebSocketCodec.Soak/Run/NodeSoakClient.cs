@@ -17,19 +17,8 @@ public static class NodeSoakClient
         ChildProcess.Which("node") is null || ChildProcess.Which("npm") is null ? "node and npm are not on PATH: the node ws client did not run" : null;
 
     /// <summary>Runs <c>npm ci</c> in <paramref name="directory"/> unless ws is installed.</summary>
-    public static async Task EnsureInstalledAsync(string directory, CancellationToken cancellationToken)
-    {
-        if (File.Exists(Path.Combine(directory, "node_modules", "ws", "package.json")))
-        {
-            return;
-        }
-
-        var (exit, output, error) = await ChildProcess.RunAsync("npm", ["ci", "--no-audit", "--no-fund"], directory, cancellationToken).ConfigureAwait(false);
-        if (exit != 0)
-        {
-            throw new InvalidOperationException($"npm ci failed ({exit}) in {directory}:\n{output}{error}");
-        }
-    }
+    public static Task EnsureInstalledAsync(string directory, CancellationToken cancellationToken) =>
+        ChildProcess.EnsureNpmPackageAsync(directory, "ws", cancellationToken);
 
     /// <summary>Runs <paramref name="connections"/> websockets of node's ws against <paramref name="url"/>, each with
     /// <paramref name="framesPerConnection"/> frames planned, numbered from <paramref name="firstConnection"/>; with

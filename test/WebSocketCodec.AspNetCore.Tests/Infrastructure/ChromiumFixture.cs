@@ -22,5 +22,5 @@ public sealed class ChromiumFixture : IAsyncLifetime
 
     public Task DisposeAsync() => Task.CompletedTask;
 
-    private static string? Find() => Names.Select(DebianPackage.Which).FirstOrDefault(path => path is not null);
+    private static string? Find() => Names.Select(NodeFixture.Which).FirstOrDefault(path => path is not null);
 }
