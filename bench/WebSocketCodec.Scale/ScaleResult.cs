@@ -62,7 +62,8 @@ public sealed record ScaleResult
     public long RssClosed { get; init; }
 
     /// <summary>The server process's CPU time (user + system) from the baseline to the last websocket closed: the
-    /// handshakes, the hold and the close exchanges.</summary>
+    /// handshakes, the hold and the close exchanges, without the forced collection (and heap walk) of the measurement
+    /// taken in between.</summary>
     public double ServerCpuSeconds { get; init; }
 
     public long HeapBaseline { get; init; }

@@ -95,13 +95,15 @@ public static class ScaleRunner
             await Task.WhenAll(clients.Select(c => c.SendAsync("stop")));
             ClientReport[] held = await Task.WhenAll(clients.Select(c => c.ReportAsync("held", TimeSpan.FromSeconds(120), cancellationToken)));
             held.CopyTo(reports, 0);
+            TimeSpan serverCpu = server.CpuTime - cpuBefore; // the handshakes and the hold
             IReadOnlyDictionary<string, string> open = await server.MemoryAsync();
             Dictionary<string, (long Bytes, long Count)>? typesOpen = heapTypes ? HeapTypes.Take(server.ProcessId) : null;
+            TimeSpan cpuBeforeClose = server.CpuTime; // not the forced collection or the heap walk just done
             log?.Invoke($"{variant}, {gc} GC: closing");
             await Task.WhenAll(clients.Select(c => c.SendAsync("close")));
             ClientReport[] closed = await Task.WhenAll(clients.Select(c => c.ReportAsync("closed", TimeSpan.FromSeconds(120), cancellationToken)));
             closed.CopyTo(reports, 0);
-            TimeSpan serverCpu = server.CpuTime - cpuBefore;
+            serverCpu += server.CpuTime - cpuBeforeClose; // and the close exchanges
             IReadOnlyDictionary<string, string> afterClose = await server.MemoryAsync();
 
             LongHistogram handshakes = LatencyRecording.Create();
