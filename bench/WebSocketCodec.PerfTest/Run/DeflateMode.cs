@@ -13,7 +13,7 @@ public static class DeflateMode
     public static IReadOnlyList<string> Variants { get; } = [PerfTest.Variants.OursEndpoint, PerfTest.Variants.OursEndpointMessages, PerfTest.Variants.AspNetCore];
 
     /// <summary>Why <paramref name="variant"/> cannot run with <c>--deflate</c>, or null when it can.</summary>
-    public static string? Refusal(string variant) => variant switch
+    public static string? Refusal(string variant) => PerfTest.Variants.SplitTuning(variant).Variant switch
     {
         _ when Variants.Contains(variant) => null,
         PerfTest.Variants.Ours or PerfTest.Variants.OursBulk or PerfTest.Variants.OursMessages =>

@@ -64,8 +64,8 @@ public static class PerfReport
         return text.ToString();
     }
 
-    /// <summary>The byte echo on the same server path as <paramref name="variant"/>.</summary>
-    public static string LimitOf(string variant) => variant switch
+    /// <summary>The byte echo on the same server path as <paramref name="variant"/> (with the same Kestrel tuning).</summary>
+    public static string LimitOf(string variant) => Variants.SplitTuning(variant) is (var untuned, { } tuning) ? LimitOf(untuned) + tuning : variant switch
     {
         _ when Variants.OnSpanNettyHttp2.Contains(variant) => Variants.SpanNettyH2Raw,
         _ when variant.EndsWith("-h2", StringComparison.Ordinal) => "raw-h2",

@@ -38,6 +38,7 @@ internal static class PerfServer
     /// receives into <paramref name="receiveBuffer"/> bytes per websocket (0: 64 KiB).</summary>
     public static async Task<int> RunAsync(string variant, bool tls, bool http2, bool deflate = false, string level = DeflateMode.Optimal, int receiveBuffer = 0)
     {
+        (variant, string? tuning) = Variants.SplitTuning(variant);
         if (!(http2 ? Variants.OverHttp2 : Variants.All).Contains(variant))
         {
             await Console.Error.WriteLineAsync($"variant '{variant}' is not available{(http2 ? " over HTTP/2" : "")}");
@@ -54,6 +55,15 @@ internal static class PerfServer
 
         var builder = WebApplication.CreateSlimBuilder();
         builder.Logging.ClearProviders();
+        if (tuning is not null)
+        {
+            builder.Services.AddKestrelWebSocketTuning(kestrel =>
+            {
+                kestrel.BlockSize = int.TryParse(Environment.GetEnvironmentVariable("PERF_BLOCK_SIZE"), CultureInfo.InvariantCulture, out int size) ? size : kestrel.BlockSize;
+                kestrel.InlineScheduling = tuning == Variants.TunedInline;
+            });
+        }
+
         builder.WebHost.ConfigureKestrel(kestrel =>
         {
             kestrel.AddServerHeader = false;

@@ -34,6 +34,22 @@ public static class Variants
     public static IReadOnlyList<string> All { get; } =
         [Ours, OursBulk, OursMessages, OursEndpoint, OursEndpointMessages, AspNetCore, Raw, RawUpgrade];
 
+    /// <summary>The suffix of a Kestrel variant run with <c>AddKestrelWebSocketTuning</c> (large pinned blocks):
+    /// <c>ours-endpoint+tuned</c>. <c>+tuned-inline</c> adds inline scheduling.</summary>
+    public const string Tuned = "+tuned";
+
+    /// <summary>The tuning suffix with Kestrel's inline scheduling on too.</summary>
+    public const string TunedInline = "+tuned-inline";
+
+    /// <summary>Every Kestrel variant with each tuning suffix.</summary>
+    public static IReadOnlyList<string> AllTuned { get; } = [.. All.Select(v => v + Tuned), .. All.Select(v => v + TunedInline)];
+
+    /// <summary><paramref name="variant"/> without its tuning suffix, and which tuning it names (null: none).</summary>
+    public static (string Variant, string? Tuning) SplitTuning(string variant) =>
+        variant.EndsWith(TunedInline, StringComparison.Ordinal) ? (variant[..^TunedInline.Length], TunedInline)
+        : variant.EndsWith(Tuned, StringComparison.Ordinal) ? (variant[..^Tuned.Length], Tuned)
+        : (variant, null);
+
     /// <summary>Bun 1.4.4's websocket echo (uWebSockets; <c>Peers/bun-echo.js</c>, Bun installed from npm on first
     /// use): the fastest websocket server in the field.</summary>
     public const string Bun = "bun";
