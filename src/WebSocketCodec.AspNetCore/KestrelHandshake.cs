@@ -1,7 +1,10 @@
 using System.Text;
+using System.IO.Pipelines;
+using Microsoft.AspNetCore.Connections.Features;
 using Microsoft.AspNetCore.Http;
 using Microsoft.AspNetCore.Http.Features;
 using Microsoft.AspNetCore.Http.Timeouts;
+using Microsoft.AspNetCore.Server.Kestrel.Core;
 
 namespace WebSocketCodec.AspNetCore;
 
@@ -60,6 +63,21 @@ internal static class KestrelHandshake
             ? await context.Features.Get<IHttpExtendedConnectFeature>()!.AcceptAsync().ConfigureAwait(false) // RFC 8441 section 5
             : await context.Features.Get<IHttpUpgradeFeature>()!.UpgradeAsync().ConfigureAwait(false);
     }
+
+    /// <summary>
+    /// The connection's own pipes under an HTTP/1.1 request that Kestrel itself upgraded (its upgrade feature, the
+    /// connection's transport feature present), or null (another server, a test host, a middleware's upgrade): after
+    /// the 101, Kestrel's upgrade stream only passes reads and writes through to these pipes and touches them no more
+    /// until the request ends, so the websocket may use them directly, without the stream's copies.
+    /// </summary>
+    public static IDuplexPipe? UpgradedConnection(HttpContext context) =>
+        context.Features.Get<IHttpUpgradeFeature>() is { } upgrade
+        && upgrade.GetType().Assembly == KestrelAssembly
+        && context.Features.Get<IConnectionTransportFeature>()?.Transport is { } transport
+            ? transport
+            : null;
+
+    private static readonly System.Reflection.Assembly KestrelAssembly = typeof(KestrelServerOptions).Assembly;
 
     /// <summary>Answers a refusal with its status, header fields and message; over HTTP/1.1 the connection is closed,
     /// over HTTP/2 only the stream ends.</summary>

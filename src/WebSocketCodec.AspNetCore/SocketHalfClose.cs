@@ -120,17 +120,24 @@ internal sealed class SocketHalfClose(Socket socket)
         return sent - retransmitted + unsent;
     }
 
-    /// <summary>A Kestrel connection's own pipes (the fast path) as a transport that half-closes through the socket:
-    /// its output is not completed (that would close both ways); Kestrel completes it when the connection ends.</summary>
-    public sealed class ConnectionTransport(ConnectionContext connection) : IWebSocketPipeTransport
+    /// <summary>A Kestrel connection's own pipes (the fast path, or an upgraded HTTP/1.1 request's connection) as a
+    /// transport that half-closes through the socket: its output is not completed (that would close both ways); Kestrel
+    /// completes it when the connection ends.</summary>
+    public sealed class ConnectionTransport(IDuplexPipe pipe, IFeatureCollection features, Action abort) : IWebSocketPipeTransport
     {
-        private readonly SocketHalfClose? _end = For(connection.Features);
+        private readonly SocketHalfClose? _end = For(features);
+
+        /// <summary>A connection handler's connection.</summary>
+        public ConnectionTransport(ConnectionContext connection)
+            : this(connection.Transport, connection.Features, connection.Abort)
+        {
+        }
 
         /// <inheritdoc />
-        public PipeReader Input { get; } = connection.Transport.Input;
+        public PipeReader Input { get; } = pipe.Input;
 
         /// <inheritdoc />
-        public PipeWriter Output { get; } = connection.Transport.Output;
+        public PipeWriter Output { get; } = pipe.Output;
 
         /// <inheritdoc />
         public bool CanHalfClose => _end is not null;
@@ -142,7 +149,7 @@ internal sealed class SocketHalfClose(Socket socket)
         public ValueTask CloseOutputAsync() => _end?.ShutdownSendAsync() ?? ValueTask.CompletedTask;
 
         /// <inheritdoc />
-        public void Abort() => connection.Abort();
+        public void Abort() => abort();
     }
 
     /// <summary>An upgraded HTTP/1.1 request's stream transport that half-closes through the connection's socket once

@@ -32,14 +32,27 @@ internal sealed partial class WebSocketEndpointHandler(
         Stream stream = await KestrelHandshake.AcceptAsync(context, decision).ConfigureAwait(false);
         HttpResponse response = context.Response;
         // A peer that stopped reading is cut off: the connection (HTTP/1.1) or RST_STREAM (HTTP/2).
-        IWebSocketPipeTransport transport = multiplexed
-            ? new StreamTransport(stream, leaveOpen: true, bufferSize: 32 * 1024, zeroByteReads: true, () => new ValueTask(response.CompleteAsync()), writesFlush: true, context.Abort)
-            : new StreamTransport(stream, leaveOpen: true, bufferSize: 16 * 1024, zeroByteReads: true, endOutput: null, writesFlush: true, context.Abort);
-        if (!multiplexed && SocketHalfClose.For(context.Features) is { } halfClose)
+        IWebSocketPipeTransport transport;
+        if (multiplexed)
         {
-            // After a violation: our Close, then FIN through the connection's socket while the input drains.
-            transport = new SocketHalfClose.UpgradedTransport((StreamTransport)transport, halfClose);
+            transport = new StreamTransport(stream, leaveOpen: true, bufferSize: 32 * 1024, zeroByteReads: true, () => new ValueTask(response.CompleteAsync()), writesFlush: true, context.Abort);
         }
+        else if (KestrelHandshake.UpgradedConnection(context) is { } pipe)
+        {
+            // Kestrel's own upgrade: the websocket reads and writes the connection's pipes, as the fast path does (no
+            // stream adapter, no copy); half-closes through the socket after a violation.
+            transport = new SocketHalfClose.ConnectionTransport(pipe, context.Features, context.Abort);
+        }
+        else
+        {
+            transport = new StreamTransport(stream, leaveOpen: true, bufferSize: 16 * 1024, zeroByteReads: true, endOutput: null, writesFlush: true, context.Abort);
+            if (SocketHalfClose.For(context.Features) is { } halfClose)
+            {
+                // After a violation: our Close, then FIN through the connection's socket while the input drains.
+                transport = new SocketHalfClose.UpgradedTransport((StreamTransport)transport, halfClose);
+            }
+        }
+
         using var connection = new WebSocketConnection(transport, WebSocketRole.Server, options.Session, subprotocol);
         if (decision.Deflate is { } parameters)
         {

@@ -1,5 +1,6 @@
 using Microsoft.AspNetCore.Builder;
 using Microsoft.AspNetCore.Server.Kestrel.Core;
+using Microsoft.Extensions.DependencyInjection;
 using WebSocketCodec.Testing.Contract;
 
 namespace WebSocketCodec.AspNetCore.Tests.Contract;
@@ -23,8 +24,25 @@ public sealed class FastPathContractTests : WebSocketHostContract
     protected override IContractHost Host { get; } = new KestrelContractHost(fastPath: true);
 }
 
+/// <summary>The host contract against the endpoint on Kestrel tuned for websockets with small blocks (8 KiB: frames and
+/// messages span several) and inline scheduling: the connection's own pipes under the upgrade.</summary>
+public sealed class TunedEndpointContractTests : WebSocketHostContract
+{
+    protected override IContractHost Host { get; } = new KestrelContractHost(fastPath: false, tuning: tuning =>
+    {
+        tuning.BlockSize = 8 * 1024;
+        tuning.InlineScheduling = true;
+    });
+}
+
+/// <summary>The host contract against the fast path on Kestrel tuned for websockets (the default 64 KiB blocks).</summary>
+public sealed class TunedFastPathContractTests : WebSocketHostContract
+{
+    protected override IContractHost Host { get; } = new KestrelContractHost(fastPath: true, tuning: _ => { });
+}
+
 /// <summary>Kestrel serving the contract's listener at <c>/ws</c>, on the endpoint or on the fast path.</summary>
-internal sealed class KestrelContractHost(bool fastPath, bool http2 = false) : IContractHost
+internal sealed class KestrelContractHost(bool fastPath, bool http2 = false, Action<KestrelWebSocketTuning>? tuning = null) : IContractHost
 {
     public async Task<IContractServer> StartAsync(
         WebSocketAcceptOptions accept, Func<WebSocketFrameSender, IWebSocketFrameListener> listener)
@@ -36,12 +54,13 @@ internal sealed class KestrelContractHost(bool fastPath, bool http2 = false) : I
             options.MaxConcurrentWebSockets = accept.MaxConcurrentWebSockets;
         }
 
+        Action<IServiceCollection>? services = tuning is null ? null : services => services.AddKestrelWebSocketTuning(tuning);
         KestrelHost host = fastPath
             ? await KestrelHost.StartAsync(listen: listen => listen.UseWebSockets(
-                (_, connection) => connection.RunAsync(listener), path => path == "/ws", Configure))
+                (_, connection) => connection.RunAsync(listener), path => path == "/ws", Configure), services: services)
             : await KestrelHost.StartAsync(
                 map: app => app.MapWebSocket("/ws", (_, sender) => listener(sender), Configure),
-                listen: http2 ? listen => listen.Protocols = HttpProtocols.Http2 : null);
+                listen: http2 ? listen => listen.Protocols = HttpProtocols.Http2 : null, services: services);
         return new Server(host, http2);
     }
 
