@@ -12,7 +12,8 @@ using WebSocketCodec.AspNetCore;
 namespace WebSocketCodec.Samples.EchoServer;
 
 /// <summary>What the samples' servers share: a Kestrel that serves HTTP/1.1 and HTTP/2 websockets on one port (TLS with
-/// a self-signed certificate, or cleartext with prior knowledge), with flow control sized for websockets.</summary>
+/// a self-signed certificate, or cleartext with prior knowledge), with flow control sized for websockets and its socket
+/// transport tuned for them (64 KiB pinned blocks: <see cref="KestrelTuningExtensions.AddKestrelWebSocketTuning"/>).</summary>
 public static class SampleHosting
 {
     /// <summary>A builder listening on <paramref name="host"/> (an IP address or <c>localhost</c>) and
@@ -26,6 +27,7 @@ public static class SampleHosting
         builder.Logging.ClearProviders();
         builder.Logging.AddSimpleConsole().SetMinimumLevel(LogLevel.Warning);
         builder.Services.AddHttp2PriorKnowledgeDetection();
+        builder.Services.AddKestrelWebSocketTuning();
         builder.WebHost.ConfigureKestrel(kestrel =>
         {
             kestrel.AddServerHeader = false;

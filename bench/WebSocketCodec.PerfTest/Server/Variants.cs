@@ -15,7 +15,8 @@ public static class Variants
     /// <summary>Ours, callbacks API, on the AspNetCore endpoint (HTTP upgrade stream).</summary>
     public const string OursEndpoint = "ours-endpoint";
 
-    /// <summary>Ours, message API, on the AspNetCore endpoint: what <c>samples/EchoServer</c> runs.</summary>
+    /// <summary>Ours, message API, on the AspNetCore endpoint: what <c>samples/EchoServer</c> runs (the sample with
+    /// Kestrel's tuning: <c>ours-endpoint-messages+tuned</c>).</summary>
     public const string OursEndpointMessages = "ours-endpoint-messages";
 
     /// <summary>Kestrel + ASP.NET Core WebSockets (ManagedWebSocket).</summary>

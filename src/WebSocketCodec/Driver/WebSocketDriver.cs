@@ -39,7 +39,9 @@ public sealed partial class WebSocketDriver : IWebSocketGroupMember, IDisposable
     private bool _closeTimedOut;
     private volatile bool _timerDue;
     private bool _armedForClose;
-    private int _reportedWritable = 1;
+    private bool _reportedWritable = true; // what the listener was told last (only the reporting thread touches it)
+    private int _writabilityReporting; // 1 while a thread reports writability changes
+    private int _writabilityChanges; // changes seen, reported or not
     private SlowConsumerWatch _slowWatch;
     private bool _slowConsumer;
     private Task? _endingOutput;
@@ -324,11 +326,30 @@ public sealed partial class WebSocketDriver : IWebSocketGroupMember, IDisposable
             _transport.ScheduleTurn();
         }
 
-        if (Interlocked.Exchange(ref _reportedWritable, writable ? 1 : 0) == (writable ? 1 : 0))
+        // The thread that filled the output and the one whose flush drained it report at once, in either order: one
+        // thread at a time reports, always the output's state as it is then, and goes on while changes keep coming, so
+        // the listener hears every lasting change in order and ends with the true state. No thread ever waits here.
+        Interlocked.Increment(ref _writabilityChanges);
+        while (Interlocked.CompareExchange(ref _writabilityReporting, 1, 0) == 0)
         {
-            return; // no change (the output ended while not writable)
-        }
+            int seen = Volatile.Read(ref _writabilityChanges);
+            bool now = _output.IsWritable;
+            if (now != _reportedWritable)
+            {
+                _reportedWritable = now;
+                Report(now);
+            }
 
+            Interlocked.Exchange(ref _writabilityReporting, 0);
+            if (Volatile.Read(ref _writabilityChanges) == seen)
+            {
+                return; // nothing new: any later change is reported by its own thread
+            }
+        }
+    }
+
+    private void Report(bool writable)
+    {
         if (!writable)
         {
             _slowWatch.Waiting(_time.GetTimestamp(), _output.Flushed);

@@ -13,7 +13,7 @@ namespace WebSocketCodec.AspNetCore.Tests.Tuning;
 /// blocks all come back.</summary>
 public sealed class KestrelTuningTests
 {
-    private static Task<KestrelHost> StartAsync(Action<KestrelWebSocketTuning> tuning, bool tls = false) =>
+    private static Task<KestrelHost> StartAsync(Action<KestrelWebSocketTuning> tuning, bool tls = false, bool sharedPort = false) =>
         KestrelHost.StartAsync(
             app =>
             {
@@ -21,17 +21,19 @@ public sealed class KestrelTuningTests
                 app.MapGet("/hello", () => "hello");
             },
             tls: tls,
-            services: services => services.AddKestrelWebSocketTuning(tuning));
+            services: services => services.AddKestrelWebSocketTuning(tuning),
+            sharedPort: sharedPort);
 
     private static void Echo(WebSocketFrameSender sender, WebSocketMessageType type, ReadOnlySpan<byte> payload) =>
         sender.Send(type == WebSocketMessageType.Text ? WebSocketOpcode.Text : WebSocketOpcode.Binary, payload);
 
     [Theory]
-    [InlineData(false)]
-    [InlineData(true)]
-    public async Task KestrelRentsFromTheTuningsPoolAndEveryMessageSizeEchoesWhole(bool tls)
+    [InlineData(false, false)]
+    [InlineData(true, false)]
+    [InlineData(false, true)] // HTTP/1.1 and h2c on one port: the shared port's own socket listener
+    public async Task KestrelRentsFromTheTuningsPoolAndEveryMessageSizeEchoesWhole(bool tls, bool sharedPort)
     {
-        await using KestrelHost host = await StartAsync(tuning => tuning.BlockSize = 8 * 1024, tls);
+        await using KestrelHost host = await StartAsync(tuning => tuning.BlockSize = 8 * 1024, tls, sharedPort);
         var factory = host.App.Services.GetRequiredService<WebSocketMemoryPoolFactory>();
         Assert.Same(factory, host.App.Services.GetRequiredService<IMemoryPoolFactory<byte>>());
         using var client = new ClientWebSocket();
