@@ -9,9 +9,10 @@ namespace WebSocketCodec.Bench.Tests.PerfTest;
 public sealed class PeerSmokeTests
 {
     [SkippableTheory]
-    [InlineData(Variants.Bun)]
-    [InlineData(Variants.EpollEcho)]
-    public async Task EachPeerServerEchoesTheLoadAndReportsWithoutGcFigures(string variant)
+    [InlineData(Variants.Bun, false)]
+    [InlineData(Variants.Bun, true)] // Bun's TLS, with the tool's throwaway certificate
+    [InlineData(Variants.EpollEcho, false)]
+    public async Task EachPeerServerEchoesTheLoadAndReportsWithoutGcFigures(string variant, bool tls)
     {
         string? skip = variant == Variants.Bun
             ? PeerServers.Unavailable(variant) ?? await NpmInstall.EnsureAsync(PeerServers.Folder, PeerServers.BunPackage)
@@ -25,9 +26,11 @@ public sealed class PeerSmokeTests
             Warmup = TimeSpan.FromSeconds(0.2),
             Duration = TimeSpan.FromSeconds(0.5),
             Pin = false,
+            Tls = tls,
         };
         PerfResult result = await PerfRunner.RunVariantAsync(variant, options, RawHttp.Timeout(60));
         Assert.Equal(variant, result.Variant);
+        Assert.Equal(tls, result.Tls);
         Assert.True(result.Messages > 0, result.ToString());
         Assert.True(result.ServerCpuMicrosecondsPerMessage > 0, result.ToString());
         Assert.Contains(" gc=n/a ", result.ToString(), StringComparison.Ordinal);

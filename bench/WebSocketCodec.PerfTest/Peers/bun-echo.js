@@ -1,10 +1,13 @@
 // A Bun (uWebSockets) websocket echo for the perf and scale tools: every message is sent back as it came (text or
 // binary), no compression, no idle timeout. The tools' server protocol: prints "port N" on stdout; answers "gc" on
 // stdin with zero counts (no .NET heap here) and "memory" with the process's RSS and JavaScript heap after a full
-// collection; exits when stdin ends.
+// collection; exits when stdin ends. With "--tls CERT.pem KEY.pem" it serves over TLS with that certificate.
+const tlsAt = process.argv.indexOf("--tls");
+const tls = tlsAt >= 0 ? { cert: Bun.file(process.argv[tlsAt + 1]), key: Bun.file(process.argv[tlsAt + 2]) } : undefined;
 const server = Bun.serve({
   hostname: "127.0.0.1",
   port: 0,
+  tls,
   fetch(request, server) {
     if (server.upgrade(request)) {
       return undefined;

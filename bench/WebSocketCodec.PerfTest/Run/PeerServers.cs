@@ -44,10 +44,20 @@ public static class PeerServers
         };
     }
 
+    /// <summary>Whether <paramref name="variant"/> serves TLS (Bun does, with the tool's throwaway certificate; the C
+    /// echo does not).</summary>
+    public static bool ServesTls(string variant) => variant == Variants.Bun;
+
     /// <summary>The command line that starts <paramref name="variant"/>'s server, installing or compiling it first when
-    /// needed; throws with the reason when it cannot.</summary>
-    public static async Task<string[]> CommandAsync(string variant, CancellationToken cancellationToken = default)
+    /// needed (with <paramref name="tls"/>: Bun over TLS with a throwaway certificate written as PEM files for it);
+    /// throws with the reason when it cannot.</summary>
+    public static async Task<string[]> CommandAsync(string variant, bool tls = false, CancellationToken cancellationToken = default)
     {
+        if (tls && !ServesTls(variant))
+        {
+            throw new NotSupportedException($"{variant} does not serve TLS.");
+        }
+
         if (Unavailable(variant) is { } reason)
         {
             throw new InvalidOperationException(reason);
@@ -58,7 +68,7 @@ public static class PeerServers
         {
             return variant switch
             {
-                Variants.Bun => [await InstallBunAsync(cancellationToken), Path.Combine(Folder, "bun-echo.js")],
+                Variants.Bun => [await InstallBunAsync(cancellationToken), Path.Combine(Folder, "bun-echo.js"), .. tls ? CertificateFiles() : []],
                 Variants.EpollEcho => [await CompileEchoAsync(cancellationToken)],
                 _ => throw new ArgumentException($"'{variant}' is not a peer variant.", nameof(variant)),
             };
@@ -67,6 +77,23 @@ public static class PeerServers
         {
             Preparing.Release();
         }
+    }
+
+    /// <summary>The throwaway certificate (the samples' self-signed one for localhost and 127.0.0.1) as
+    /// <c>--tls CERT.pem KEY.pem</c> in a folder of its own under the temporary folder.</summary>
+    private static string[] CertificateFiles() => Certificate.Value;
+
+    private static readonly Lazy<string[]> Certificate = new(WriteCertificate); // one per run of the tool
+
+    private static string[] WriteCertificate()
+    {
+        using System.Security.Cryptography.X509Certificates.X509Certificate2 certificate = WebSocketCodec.Samples.EchoServer.SelfSignedCertificate.Create();
+        using System.Security.Cryptography.RSA key = System.Security.Cryptography.X509Certificates.RSACertificateExtensions.GetRSAPrivateKey(certificate)!;
+        string folder = Directory.CreateTempSubdirectory("wsc-perf-tls-").FullName;
+        string cert = Path.Combine(folder, "cert.pem"), keyFile = Path.Combine(folder, "key.pem");
+        File.WriteAllText(cert, certificate.ExportCertificatePem());
+        File.WriteAllText(keyFile, key.ExportPkcs8PrivateKeyPem());
+        return ["--tls", cert, keyFile];
     }
 
     private static async Task<string> InstallBunAsync(CancellationToken cancellationToken)

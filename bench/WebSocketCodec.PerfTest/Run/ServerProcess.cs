@@ -47,12 +47,12 @@ internal sealed class ServerProcess : IAsyncDisposable
 
         bool spanNetty = Variants.IsSpanNetty(variant);
         bool peer = PeerServers.IsPeer(variant);
-        if (peer && (tls || http2 || deflate))
+        if (peer && ((tls && !PeerServers.ServesTls(variant)) || http2 || deflate))
         {
-            throw new NotSupportedException($"{variant} runs over HTTP/1.1 without TLS or permessage-deflate.");
+            throw new NotSupportedException($"{variant} runs over HTTP/1.1 without {(PeerServers.ServesTls(variant) ? "" : "TLS or ")}permessage-deflate.");
         }
 
-        string[] server = peer ? await PeerServers.CommandAsync(variant)
+        string[] server = peer ? await PeerServers.CommandAsync(variant, tls)
             : spanNetty
             ? ["dotnet", SpanNettyServer(self), "--perf", "--port", "0", "--path", "/", "--threads", "1", "--codec", Variants.SpanNettyCodec(variant), "--transport", spanNettyTransport]
             : ["dotnet", self, "serve", "--variant", variant];
