@@ -42,20 +42,25 @@ public static class EchoRoundTrip
                 byte[] message = type == WebSocketMessageType.Text
                     ? Encoding.UTF8.GetBytes(new string('é', length / 2))
                     : RandomBytes(length);
-                await client.SendAsync(message, type, true, RawHttp.Timeout());
-                var data = new MemoryStream();
-                byte[] buffer = new byte[8 * 1024];
-                WebSocketReceiveResult result;
-                do
-                {
-                    result = await client.ReceiveAsync(buffer, RawHttp.Timeout());
-                    data.Write(buffer, 0, result.Count);
-                }
-                while (!result.EndOfMessage);
-                Assert.Equal(type, result.MessageType);
-                Assert.Equal(message, data.ToArray());
+                Assert.Equal((type, message), await EchoAsync(client, message, type));
             }
         }
+    }
+
+    /// <summary>Sends one message and reads the next whole message back (in 8 KiB reads).</summary>
+    public static async Task<(WebSocketMessageType Type, byte[] Payload)> EchoAsync(WebSocket client, byte[] message, WebSocketMessageType type = WebSocketMessageType.Binary)
+    {
+        await client.SendAsync(message, type, true, RawHttp.Timeout());
+        var data = new MemoryStream();
+        byte[] buffer = new byte[8 * 1024];
+        WebSocketReceiveResult result;
+        do
+        {
+            result = await client.ReceiveAsync(buffer, RawHttp.Timeout());
+            data.Write(buffer, 0, result.Count);
+        }
+        while (!result.EndOfMessage);
+        return (result.MessageType, data.ToArray());
     }
 
     private static byte[] RandomBytes(int length)

@@ -143,20 +143,8 @@ public sealed class KestrelTuningTests
         await client.CloseAsync(WebSocketCloseStatus.NormalClosure, null, RawHttp.Timeout());
     }
 
-    private static async Task<byte[]> EchoAsync(ClientWebSocket client, byte[] message)
-    {
-        await client.SendAsync(message, WebSocketMessageType.Binary, true, RawHttp.Timeout());
-        var received = new MemoryStream();
-        byte[] buffer = new byte[16 * 1024];
-        WebSocketReceiveResult result;
-        do
-        {
-            result = await client.ReceiveAsync(buffer, RawHttp.Timeout());
-            received.Write(buffer, 0, result.Count);
-        }
-        while (!result.EndOfMessage);
-        return received.ToArray();
-    }
+    private static async Task<byte[]> EchoAsync(ClientWebSocket client, byte[] message) =>
+        (await EchoRoundTrip.EchoAsync(client, message)).Payload;
 
     /// <summary>The rented count once it reaches zero (blocks come back as Kestrel's send loop finishes), or its value
     /// after 5 s.</summary>

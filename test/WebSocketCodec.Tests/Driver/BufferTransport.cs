@@ -4,11 +4,12 @@ namespace WebSocketCodec.Tests.Driver;
 
 /// <summary>A port that keeps the output in memory: committed bytes, flushed bytes, and how many commits and flushes
 /// it saw. Chunks are <see cref="ChunkSize"/> bytes at most (unless a larger size is asked for), so writes cross
-/// chunk boundaries.</summary>
-internal sealed class BufferTransport(int chunkSize = 4096) : IWebSocketTransport
+/// chunk boundaries. With <paramref name="keepBytes"/> off it only counts them (for long runs).</summary>
+internal sealed class BufferTransport(int chunkSize = 4096, bool keepBytes = true) : IWebSocketTransport
 {
     private readonly ArrayBufferWriter<byte> _committed = new();
     private byte[] _chunk = [];
+    private long _committedCount;
 
     public int ChunkSize => chunkSize;
 
@@ -24,14 +25,22 @@ internal sealed class BufferTransport(int chunkSize = 4096) : IWebSocketTranspor
 
     public Memory<byte> GetOutputMemory(int sizeHint)
     {
-        _chunk = new byte[Math.Max(sizeHint, chunkSize)];
+        if (keepBytes || _chunk.Length < Math.Max(sizeHint, chunkSize))
+        {
+            _chunk = new byte[Math.Max(sizeHint, chunkSize)]; // fresh each time when kept: a write after its commit shows
+        }
+
         return _chunk;
     }
 
     public void AdvanceOutput(int count)
     {
         Commits++;
-        _committed.Write(_chunk.AsSpan(0, count));
+        _committedCount += count;
+        if (keepBytes)
+        {
+            _committed.Write(_chunk.AsSpan(0, count));
+        }
     }
 
     /// <summary>When set, the next flush is held until the test completes <see cref="HeldFlush"/> (the bytes count as
@@ -40,10 +49,18 @@ internal sealed class BufferTransport(int chunkSize = 4096) : IWebSocketTranspor
 
     public TaskCompletionSource<bool>? HeldFlush { get; private set; }
 
+    /// <summary>When set, every flush completes a moment later on a thread-pool thread, racing the sender.</summary>
+    public bool FlushOnThreadPool { get; init; }
+
     public ValueTask<bool> FlushAsync()
     {
         Flushes++;
-        long bytes = _committed.WrittenCount;
+        long bytes = _committedCount;
+        if (FlushOnThreadPool)
+        {
+            return new ValueTask<bool>(Task.Run(() => { FlushedBytes = bytes; return true; }));
+        }
+
         if (HoldNextFlush)
         {
             HoldNextFlush = false;

@@ -16,7 +16,7 @@ public sealed class WritabilityRaceTests
 
     private static async Task BurstsAsync()
     {
-        var transport = new ThreadPoolFlushTransport();
+        var transport = new BufferTransport(chunkSize: 64 * 1024, keepBytes: false) { FlushOnThreadPool = true };
         var options = new WebSocketSessionOptions
         {
             OutboundHighWaterMark = 4 * 1024,
@@ -50,52 +50,6 @@ public sealed class WritabilityRaceTests
 
         Assert.True(driver.IsWritable);
         Assert.True(reports[^1]); // drained: the listener was told so last
-    }
-
-    /// <summary>Flushes that complete on a thread-pool thread a moment later, racing the sender.</summary>
-    private sealed class ThreadPoolFlushTransport : IWebSocketTransport
-    {
-        private byte[] _chunk = new byte[64 * 1024];
-
-        public bool CanHalfClose => false;
-
-        public Memory<byte> GetOutputMemory(int sizeHint) => _chunk.Length >= sizeHint ? _chunk : _chunk = new byte[sizeHint];
-
-        public void AdvanceOutput(int count)
-        {
-        }
-
-        public ValueTask<bool> FlushAsync() => new(Task.Run(() => true));
-
-        public void CancelPendingFlush()
-        {
-        }
-
-        public void OnOutputEnding(long bytes)
-        {
-        }
-
-        public ValueTask EndOutputAsync(bool halfClose) => ValueTask.CompletedTask;
-
-        public void Abort()
-        {
-        }
-
-        public void PauseReading()
-        {
-        }
-
-        public void ResumeReading()
-        {
-        }
-
-        public void StopReading()
-        {
-        }
-
-        public void ScheduleTurn()
-        {
-        }
     }
 
     private sealed class RecordingListener : IWebSocketFrameListener
