@@ -54,9 +54,15 @@ internal abstract class ChunkWriter : IBufferWriter<byte>
         _written += count;
     }
 
+    /// <summary>Frames up to this long (header included) are always written contiguously: every host's chunk holds
+    /// one (Kestrel's smallest pool block is 4 KiB).</summary>
+    private const int ContiguousFrame = 4096;
+
     /// <summary>Writes one data frame straight into the chunk (the longest header plus the payload fits whatever the
     /// header's form), checking it against the order of the frames before it; the order advances once it is
-    /// written.</summary>
+    /// written. A frame longer than <see cref="ContiguousFrame"/> that does not fit the chunk held is written in
+    /// pieces across the host's chunks, so no host has to find one contiguous buffer for it (a pipe of 4 KiB blocks
+    /// would rent a pooled array per frame).</summary>
     /// <exception cref="InvalidOperationException">The frame is out of fragment order (nothing is written).</exception>
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
     public void WriteFrame(
@@ -64,8 +70,41 @@ internal abstract class ChunkWriter : IBufferWriter<byte>
     {
         OutboundFragmentOrder next = order;
         next.Next(opcode, fin);
-        Advance(encoder.Write(GetSpan(payload.Length + FrameHeaderReader.MaxHeaderLength), opcode, payload, fin, rsv));
+        int whole = payload.Length + FrameHeaderReader.MaxHeaderLength;
+        if (whole <= ContiguousFrame || whole <= _capacity - _written)
+        {
+            Advance(encoder.Write(GetSpan(whole), opcode, payload, fin, rsv));
+        }
+        else
+        {
+            WriteInPieces(encoder, opcode, payload, fin, rsv);
+        }
+
         order = next;
+    }
+
+    [MethodImpl(MethodImplOptions.NoInlining)]
+    private void WriteInPieces(FrameEncoder encoder, WebSocketOpcode opcode, ReadOnlySpan<byte> payload, bool fin, int rsv)
+    {
+        Advance(encoder.WriteHeader(GetSpan(FrameHeaderReader.MaxHeaderLength), opcode, payload.Length, out int maskKey, fin, rsv));
+        bool masks = encoder.MasksFrames;
+        int offset = 0;
+        while (!payload.IsEmpty)
+        {
+            Span<byte> span = GetSpan(1); // the rest of the chunk held, or the host's next chunk
+            int count = Math.Min(span.Length, payload.Length);
+            if (masks)
+            {
+                offset = WebSocketMask.Apply(payload[..count], span, maskKey, offset); // the key's phase goes on
+            }
+            else
+            {
+                payload[..count].CopyTo(span);
+            }
+
+            Advance(count);
+            payload = payload[count..];
+        }
     }
 
     /// <summary>Hands on the current chunk (if any) and attaches a new one of at least <paramref name="sizeHint"/>

@@ -42,7 +42,9 @@ public static class EchoRoundTrip
                 byte[] message = type == WebSocketMessageType.Text
                     ? Encoding.UTF8.GetBytes(new string('é', length / 2))
                     : RandomBytes(length);
-                Assert.Equal((type, message), await EchoAsync(client, message, type));
+                (WebSocketMessageType echoType, byte[] echo) = await EchoAsync(client, message, type);
+                Assert.Equal(type, echoType);
+                Assert.Equal(message, echo);
             }
         }
     }
