@@ -37,18 +37,6 @@ internal sealed class LargeBlockMemoryPool : MemoryPool<byte>
 
     public override int MaxBufferSize => _blockSize;
 
-    /// <summary>Whether the pool was disposed (its blocks are released as they come back).</summary>
-    public bool IsDisposed
-    {
-        get
-        {
-            lock (_gate)
-            {
-                return _disposed;
-            }
-        }
-    }
-
     /// <summary>Free blocks held for reuse.</summary>
     public int FreeBlocks => Volatile.Read(ref _freeCount);
 
@@ -140,7 +128,7 @@ internal sealed class LargeBlockMemoryPool : MemoryPool<byte>
 
         _trim?.Dispose();
         _owner.OnReleased(released);
-        _owner.OnPoolDisposed();
+        _owner.OnPoolDisposed(this);
     }
 
     /// <summary>One pinned block; disposing it returns it to its pool once (a second dispose does nothing).</summary>

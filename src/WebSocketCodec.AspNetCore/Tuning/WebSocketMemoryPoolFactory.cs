@@ -101,11 +101,11 @@ public sealed class WebSocketMemoryPoolFactory : IMemoryPoolFactory<byte>
 
     internal void OnReleased(int blocks) => Interlocked.Add(ref _released, blocks);
 
-    internal void OnPoolDisposed()
+    internal void OnPoolDisposed(LargeBlockMemoryPool pool)
     {
         lock (_pools)
         {
-            _pools.RemoveAll(pool => pool.IsDisposed);
+            _pools.Remove(pool);
         }
     }
 
