@@ -1,0 +1,340 @@
+using System.Collections.Concurrent;
+using System.Diagnostics;
+using System.Runtime.InteropServices;
+using WebSocketCodec.Lean.Native;
+
+namespace WebSocketCodec.Lean.Loop;
+
+/// <summary>
+/// One event loop: a thread, an epoll instance, the connections it accepted, and one receive buffer they all share
+/// (each read is parsed in place by the core before the next read reuses it). An iteration waits for readiness,
+/// accepts, reads and dispatches, runs the requests other threads queued (the driver's turns, aborts, ends), then writes
+/// every connection that produced output in the iteration once. Timeouts of handshakes and closes are checked every
+/// quarter second.
+/// </summary>
+internal sealed unsafe class EventLoop : IDisposable
+{
+    private const ulong ListenerToken = ulong.MaxValue;
+    private const ulong WakeToken = ulong.MaxValue - 1;
+    private const int MaxEvents = 512;
+    private const int MaxAcceptsPerWake = 128;
+    private static readonly long ScanInterval = Stopwatch.Frequency / 4;
+
+    private readonly LeanServerCore _server;
+    private readonly int _epoll;
+    private readonly int _wakeFd;
+    private readonly Thread _thread;
+    private readonly EpollEvents _events = new(MaxEvents);
+    private readonly ConcurrentQueue<LoopConnection> _requests = new();
+    private readonly List<LoopConnection> _dirty = [];
+    private readonly List<LoopConnection> _timed = [];
+    private readonly List<int> _freed = [];
+    private readonly Stack<int> _freeSlots = new();
+    private LoopConnection?[] _slots = new LoopConnection?[256];
+    private int _slotCount;
+    private int _wakeRequested;
+    private volatile bool _stopping;
+    private volatile bool _listening;
+    private long _nextScan;
+    private long _acceptPausedUntil;
+    private int _loopThreadId;
+
+    public EventLoop(LeanServerCore server, int index)
+    {
+        _server = server;
+        ReceiveBuffer = GC.AllocateUninitializedArray<byte>(server.Options.ReceiveBufferSize, pinned: true);
+        _epoll = Libc.epoll_create1(Libc.EPOLL_CLOEXEC);
+        if (_epoll < 0)
+        {
+            throw new InvalidOperationException($"epoll_create1 failed (errno {Marshal.GetLastPInvokeError()}).");
+        }
+
+        _wakeFd = Libc.eventfd(0, Libc.EFD_NONBLOCK | Libc.EFD_CLOEXEC);
+        if (_wakeFd < 0 || EpollEvents.Control(_epoll, Libc.EPOLL_CTL_ADD, _wakeFd, Libc.EPOLLIN, WakeToken) != 0)
+        {
+            int error = Marshal.GetLastPInvokeError();
+            Libc.close(_epoll);
+            throw new InvalidOperationException($"The loop's eventfd could not be set up (errno {error}).");
+        }
+
+        _thread = new Thread(Run) { IsBackground = true, Name = $"WebSocketCodec.Lean loop {index}" };
+    }
+
+    /// <summary>The receive buffer every connection of the loop reads into (pinned).</summary>
+    public byte[] ReceiveBuffer { get; }
+
+    public LeanServerCore Server => _server;
+
+    public int Epoll => _epoll;
+
+    /// <summary>Whether the caller runs on this loop's thread.</summary>
+    public bool IsOnLoop => Environment.CurrentManagedThreadId == _loopThreadId;
+
+    public void Start()
+    {
+        _thread.Start();
+    }
+
+    /// <summary>Starts accepting from the shared listening socket (every loop waits on it; the kernel wakes one).</summary>
+    public void Listen()
+    {
+        int error = EpollEvents.Control(_epoll, Libc.EPOLL_CTL_ADD, _server.ListenerFd, Libc.EPOLLIN | Libc.EPOLLEXCLUSIVE, ListenerToken);
+        if (error != 0)
+        {
+            throw new InvalidOperationException($"The listening socket could not be watched (errno {error}).");
+        }
+
+        _listening = true;
+    }
+
+    /// <summary>Stops accepting (any thread): the listening socket is no longer watched by this loop.</summary>
+    public void StopListening()
+    {
+        if (_listening)
+        {
+            _listening = false;
+            EpollEvents.Control(_epoll, Libc.EPOLL_CTL_DEL, _server.ListenerFd, 0, 0);
+        }
+    }
+
+    /// <summary>Queues <paramref name="connection"/>'s requests for the loop and wakes it. Any thread.</summary>
+    public void Enqueue(LoopConnection connection)
+    {
+        _requests.Enqueue(connection);
+        Wake();
+    }
+
+    /// <summary>Stops the loop (after the server closed its websockets) and waits for its thread.</summary>
+    public void Stop()
+    {
+        _stopping = true;
+        Wake();
+        if (_thread.IsAlive && !IsOnLoop)
+        {
+            _thread.Join();
+        }
+    }
+
+    /// <summary>Writes <paramref name="connection"/>'s output at the end of this iteration (on the loop).</summary>
+    public void MarkDirty(LoopConnection connection)
+    {
+        if (!connection.IsDirty)
+        {
+            connection.IsDirty = true;
+            _dirty.Add(connection);
+        }
+    }
+
+    /// <summary>Checks <paramref name="connection"/>'s deadline with the others every quarter second (on the loop).</summary>
+    public void Watch(LoopConnection connection)
+    {
+        if (!connection.IsWatched)
+        {
+            connection.IsWatched = true;
+            _timed.Add(connection);
+        }
+    }
+
+    /// <summary>Gives a closed connection's slot back at the end of the iteration (no stale event can reach a new
+    /// connection in the same slot).</summary>
+    public void Release(int slot) => _freed.Add(slot);
+
+    public void Dispose()
+    {
+        _events.Dispose();
+        Libc.close(_wakeFd);
+        Libc.close(_epoll);
+    }
+
+    private void Wake()
+    {
+        if (Interlocked.Exchange(ref _wakeRequested, 1) == 0)
+        {
+            ulong one = 1;
+            Libc.write(_wakeFd, &one, sizeof(ulong));
+        }
+    }
+
+    private void Run()
+    {
+        _loopThreadId = Environment.CurrentManagedThreadId;
+        _nextScan = Stopwatch.GetTimestamp() + ScanInterval;
+        while (!_stopping)
+        {
+            int timeout = _timed.Count > 0 || _acceptPausedUntil != 0 ? 250 : -1;
+            int count = Libc.epoll_wait(_epoll, _events.Pointer, MaxEvents, timeout);
+            if (count < 0)
+            {
+                int error = Marshal.GetLastPInvokeError();
+                if (error == Libc.EINTR)
+                {
+                    continue;
+                }
+
+                _server.ReportLoopFailure(new InvalidOperationException($"epoll_wait failed (errno {error})."));
+                break;
+            }
+
+            for (int i = 0; i < count; i++)
+            {
+                ulong token = _events.Data(i);
+                uint events = _events.Events(i);
+                if (token == ListenerToken)
+                {
+                    Accept();
+                }
+                else if (token == WakeToken)
+                {
+                    ulong value;
+                    Libc.read(_wakeFd, &value, sizeof(ulong));
+                }
+                else if (token < (ulong)_slotCount && _slots[token] is { } connection)
+                {
+                    RunGuarded(connection, events);
+                }
+            }
+
+            RunRequests();
+            FlushDirty();
+            long now = Stopwatch.GetTimestamp();
+            if (now >= _nextScan)
+            {
+                _nextScan = now + ScanInterval;
+                Scan(now);
+                FlushDirty();
+            }
+
+            foreach (int slot in _freed)
+            {
+                _slots[slot] = null;
+                _freeSlots.Push(slot);
+            }
+
+            _freed.Clear();
+        }
+
+        // The server ended every websocket it could; what is left is torn down with the loop.
+        for (int i = 0; i < _slotCount; i++)
+        {
+            _slots[i]?.CloseNow(reset: true);
+        }
+    }
+
+    private void RunGuarded(LoopConnection connection, uint events)
+    {
+        try
+        {
+            connection.OnEvents(events);
+        }
+        catch (Exception error)
+        {
+            // A bug below the driver (the driver itself reports a listener's failure as 1011): never the loop's end.
+            _server.ReportConnectionFailure(error);
+            connection.CloseNow(reset: true);
+        }
+    }
+
+    private void RunRequests()
+    {
+        // Bounded: requests queued while these run wait for the next iteration (the wake is still pending).
+        Volatile.Write(ref _wakeRequested, 0);
+        for (int n = _requests.Count; n > 0 && _requests.TryDequeue(out LoopConnection? connection); n--)
+        {
+            try
+            {
+                connection.RunRequests();
+            }
+            catch (Exception error)
+            {
+                _server.ReportConnectionFailure(error);
+                connection.CloseNow(reset: true);
+            }
+        }
+    }
+
+    private void FlushDirty()
+    {
+        // A write may complete a flush whose continuation appends and marks more: index, not foreach.
+        for (int i = 0; i < _dirty.Count; i++)
+        {
+            LoopConnection connection = _dirty[i];
+            connection.IsDirty = false;
+            connection.SendMarked();
+        }
+
+        _dirty.Clear();
+    }
+
+    private void Scan(long now)
+    {
+        for (int i = _timed.Count - 1; i >= 0; i--)
+        {
+            LoopConnection connection = _timed[i];
+            if (!connection.CheckDeadline(now))
+            {
+                connection.IsWatched = false;
+                _timed[i] = _timed[^1];
+                _timed.RemoveAt(_timed.Count - 1);
+            }
+        }
+
+        if (_acceptPausedUntil != 0 && now >= _acceptPausedUntil && _listening && !_stopping)
+        {
+            _acceptPausedUntil = 0;
+            EpollEvents.Control(_epoll, Libc.EPOLL_CTL_ADD, _server.ListenerFd, Libc.EPOLLIN | Libc.EPOLLEXCLUSIVE, ListenerToken);
+        }
+    }
+
+    private void Accept()
+    {
+        byte* address = stackalloc byte[128];
+        for (int n = 0; n < MaxAcceptsPerWake; n++)
+        {
+            uint length = 128;
+            int fd = Libc.accept4(_server.ListenerFd, address, &length, Libc.SOCK_NONBLOCK | Libc.SOCK_CLOEXEC);
+            if (fd < 0)
+            {
+                int error = Marshal.GetLastPInvokeError();
+                if (error is Libc.EMFILE or Libc.ENFILE or Libc.ENOBUFS or Libc.ENOMEM)
+                {
+                    // Out of descriptors: stop watching the listener for a while rather than spin on it (the
+                    // connections wait in the backlog).
+                    EpollEvents.Control(_epoll, Libc.EPOLL_CTL_DEL, _server.ListenerFd, 0, 0);
+                    _acceptPausedUntil = Stopwatch.GetTimestamp() + ScanInterval;
+                    _server.ReportAcceptPaused(error);
+                }
+
+                return; // EAGAIN (another loop took it), or the listener closed
+            }
+
+            if (_server.TlsOptions is not null)
+            {
+                _server.ServeTls(fd, SocketAddresses.ToEndPoint(address, length));
+                continue;
+            }
+
+            int slot = _freeSlots.Count > 0 ? _freeSlots.Pop() : NewSlot();
+            var connection = new LoopConnection(this, fd, slot, SocketAddresses.ToEndPoint(address, length));
+            int added = EpollEvents.Control(_epoll, Libc.EPOLL_CTL_ADD, fd, LoopConnection.ReadEvents, (ulong)slot);
+            if (added != 0)
+            {
+                Libc.close(fd);
+                _freeSlots.Push(slot);
+                continue;
+            }
+
+            _slots[slot] = connection;
+            connection.OnAccepted();
+        }
+    }
+
+    private int NewSlot()
+    {
+        if (_slotCount == _slots.Length)
+        {
+            Array.Resize(ref _slots, _slots.Length * 2);
+        }
+
+        return _slotCount++;
+    }
+}

@@ -1,0 +1,136 @@
+using System.Collections.Concurrent;
+using System.Net;
+using System.Net.Security;
+using System.Net.Sockets;
+
+namespace WebSocketCodec.Lean.Loop;
+
+/// <summary>What every loop of one server shares: the listening socket, the accept options and the open-websocket
+/// cap, the application's listener factory, the websockets open now, and where failures are reported.</summary>
+internal sealed class LeanServerCore : IDisposable
+{
+    private readonly Func<LeanWebSocketRequest, WebSocketFrameSender, IWebSocketFrameListener> _factory;
+    private readonly ConcurrentDictionary<WebSocketDriver, byte> _open = new();
+    private readonly Socket _listener;
+
+    public LeanServerCore(
+        LeanWebSocketServerOptions options, Func<LeanWebSocketRequest, WebSocketFrameSender, IWebSocketFrameListener> factory)
+    {
+        Options = options;
+        Accept = options.Accept;
+        Admission = WebSocketAdmission.For(options.Accept);
+        TlsOptions = options.Tls;
+        _factory = factory;
+        if (options.Path is { } path)
+        {
+            IsServed = (_, target) => PathOf(target) == path;
+        }
+
+        _listener = new Socket(options.EndPoint.AddressFamily, SocketType.Stream, ProtocolType.Tcp);
+        try
+        {
+            if (options.EndPoint.AddressFamily == AddressFamily.InterNetworkV6 && options.EndPoint.Address.Equals(IPAddress.IPv6Any))
+            {
+                _listener.DualMode = true;
+            }
+
+            _listener.SetSocketOption(SocketOptionLevel.Socket, SocketOptionName.ReuseAddress, true);
+            _listener.Bind(options.EndPoint);
+            _listener.Listen(options.Backlog);
+            _listener.Blocking = false;
+        }
+        catch
+        {
+            _listener.Dispose();
+            throw;
+        }
+
+        EndPoint = (IPEndPoint)_listener.LocalEndPoint!;
+        ListenerFd = (int)_listener.SafeHandle.DangerousGetHandle();
+    }
+
+    public LeanWebSocketServerOptions Options { get; }
+
+    public WebSocketAcceptOptions Accept { get; }
+
+    public WebSocketAdmission? Admission { get; }
+
+    public SslServerAuthenticationOptions? TlsOptions { get; }
+
+    public Func<WebSocketUpgradeRequest, string, bool>? IsServed { get; }
+
+    public IPEndPoint EndPoint { get; }
+
+    public int ListenerFd { get; }
+
+    public ICollection<WebSocketDriver> Open => _open.Keys;
+
+    public int OpenCount => _open.Count;
+
+    public IWebSocketFrameListener CreateListener(LeanWebSocketRequest request, WebSocketFrameSender sender) => _factory(request, sender);
+
+    public void Track(WebSocketDriver driver) => _open.TryAdd(driver, 0);
+
+    public void Untrack(WebSocketDriver driver) => _open.TryRemove(driver, out _);
+
+    public void ServeTls(int fd, IPEndPoint? remote) => _ = Tls.TlsConnection.ServeAsync(this, fd, remote);
+
+    public void CloseListener() => _listener.Dispose();
+
+    public void Dispose() => _listener.Dispose();
+
+    public void ReportConnectionFailure(Exception error) => Report(error);
+
+    public void ReportLoopFailure(Exception error) => Report(error);
+
+    public void ReportAcceptPaused(int errno) =>
+        Report(new SocketException(errno, $"Accepting paused for a quarter second: out of descriptors or memory (errno {errno})."));
+
+    /// <summary>The core's decision on a request head, counted against the open-websocket cap.</summary>
+    /// <param name="head">The request head.</param>
+    /// <param name="admitted">Whether the cap let it in (leave the admission when the decision refuses or the websocket
+    /// ends).</param>
+    public WebSocketAcceptDecision Decide(HttpHead head, out bool admitted)
+    {
+        admitted = Admission?.TryEnter() ?? true;
+        try
+        {
+            return WebSocketAcceptDecision.Decide(
+                new WebSocketHandshakeFacts
+                {
+                    Method = head.Method, HttpVersion = head.Version, Headers = head, Target = head.Target, OverCapacity = !admitted,
+                },
+                Accept, IsServed);
+        }
+        catch (Exception error)
+        {
+            // The application's subprotocol selection failed.
+            Leave(admitted);
+            admitted = false;
+            Report(error);
+            return WebSocketAcceptDecision.Refuse(new HandshakeFailure(500, "The server failed to accept the websocket."));
+        }
+    }
+
+    public void Leave(bool admitted)
+    {
+        if (admitted)
+        {
+            Admission?.Leave();
+        }
+    }
+
+    private static string PathOf(string target) => target.IndexOf('?') is var query and >= 0 ? target[..query] : target;
+
+    private void Report(Exception error)
+    {
+        try
+        {
+            Options.OnError?.Invoke(error);
+        }
+        catch
+        {
+            // The reporter's own failure is not the loop's end.
+        }
+    }
+}

@@ -1,0 +1,199 @@
+using System.Buffers;
+using System.IO.Pipelines;
+using System.Net;
+using System.Net.Security;
+using System.Net.Sockets;
+using WebSocketCodec.Lean.Loop;
+using WebSocketCodec.Pipelines;
+
+namespace WebSocketCodec.Lean.Tls;
+
+/// <summary>
+/// A TLS connection accepted by a loop: the socket is handed to .NET's own socket engine under an
+/// <see cref="SslStream"/>, and the websocket runs on the Pipelines host of the same driver (TLS records are decrypted
+/// into the stream's buffers, so the loop's shared buffer has nothing to offer there). The handshake is the loop's:
+/// the same head parser, the same decision, the same cap.
+/// </summary>
+internal static class TlsConnection
+{
+    public static async Task ServeAsync(LeanServerCore server, int fd, IPEndPoint? remote)
+    {
+        await Task.Yield(); // off the loop
+        Socket socket;
+        try
+        {
+            socket = new Socket(new SafeSocketHandle(fd, ownsHandle: true)) { NoDelay = true };
+        }
+        catch (Exception error)
+        {
+            Native.Libc.close(fd);
+            server.ReportConnectionFailure(error);
+            return;
+        }
+
+        var ssl = new SslStream(new NetworkStream(socket, ownsSocket: true), leaveInnerStreamOpen: false);
+        try
+        {
+            using (var deadline = new CancellationTokenSource(server.Accept.HandshakeTimeout))
+            {
+                await ssl.AuthenticateAsServerAsync(server.TlsOptions!, deadline.Token).ConfigureAwait(false);
+            }
+
+            var transport = new StreamTransport(
+                ssl,
+                endOutput: () => EndOutputAsync(ssl, socket),
+                abort: socket.Dispose);
+            await RunAsync(server, transport, remote).ConfigureAwait(false);
+        }
+        catch (Exception error) when (error is IOException or OperationCanceledException or SocketException
+            or System.Security.Authentication.AuthenticationException or ObjectDisposedException)
+        {
+            // A client that failed its TLS handshake, or left: nothing to answer.
+        }
+        catch (Exception error)
+        {
+            server.ReportConnectionFailure(error);
+        }
+        finally
+        {
+            await ssl.DisposeAsync().ConfigureAwait(false);
+        }
+    }
+
+    private static async Task RunAsync(LeanServerCore server, StreamTransport transport, IPEndPoint? remote)
+    {
+        HttpHead? head;
+        try
+        {
+            head = await ReadHeadAsync(transport.Input, server.Accept).ConfigureAwait(false);
+        }
+        catch (HandshakeRefused refused)
+        {
+            await WebSocketServerHandshake.RefuseAsync(transport, null, refused.Failure).ConfigureAwait(false);
+            return;
+        }
+
+        if (head is null)
+        {
+            return;
+        }
+
+        WebSocketAcceptDecision decision = server.Decide(head, out bool admitted);
+        try
+        {
+            if (!decision.IsAccepted)
+            {
+                await WebSocketServerHandshake.RefuseAsync(transport, head.Target, decision.Failure).ConfigureAwait(false);
+                return;
+            }
+
+            using var websocket = new WebSocketConnection(transport, WebSocketRole.Server, server.Accept.Session, decision.Subprotocol);
+            if (decision.Deflate is { } deflate)
+            {
+                websocket.EnablePerMessageDeflate(deflate, server.Accept.Deflate!);
+            }
+
+            IWebSocketFrameListener listener;
+            try
+            {
+                listener = server.CreateListener(new LeanWebSocketRequest(head, decision, remote, isSecure: true), websocket.Sender);
+            }
+            catch (Exception error)
+            {
+                server.ReportConnectionFailure(error);
+                await WebSocketServerHandshake.RefuseAsync(
+                    transport, head.Target, new HandshakeFailure(500, "The server failed to accept the websocket.")).ConfigureAwait(false);
+                return;
+            }
+
+            Http1Handshake.WriteResponse(transport.Output, decision);
+            await transport.Output.FlushAsync().ConfigureAwait(false);
+            server.Track(websocket.Driver);
+            try
+            {
+                await websocket.RunAsync(listener).ConfigureAwait(false);
+            }
+            finally
+            {
+                server.Untrack(websocket.Driver);
+            }
+        }
+        finally
+        {
+            server.Leave(admitted);
+        }
+    }
+
+    /// <summary>Reads the request head within the handshake's time and size bounds; refuses a bad or late one.</summary>
+    private static async Task<HttpHead?> ReadHeadAsync(PipeReader input, WebSocketAcceptOptions accept)
+    {
+        using var deadline = new CancellationTokenSource(accept.HandshakeTimeout);
+        try
+        {
+            while (true)
+            {
+                ReadResult result = await input.ReadAsync(deadline.Token).ConfigureAwait(false);
+                ReadOnlySequence<byte> buffer = result.Buffer;
+                OperationStatus status = Parse(buffer, accept.MaxRequestHeadLength, out HttpHead? head, out int length, out HttpHeadError error);
+                if (status == OperationStatus.Done)
+                {
+                    input.AdvanceTo(buffer.GetPosition(length));
+                    return head;
+                }
+
+                input.AdvanceTo(buffer.Start, buffer.End);
+                if (status == OperationStatus.InvalidData)
+                {
+                    throw new HandshakeRefused(HandshakeFailure.From(error));
+                }
+
+                if (result.IsCompleted)
+                {
+                    return null;
+                }
+            }
+        }
+        catch (OperationCanceledException)
+        {
+            throw new HandshakeRefused(new HandshakeFailure(408, "No complete request head in time."));
+        }
+    }
+
+    private static OperationStatus Parse(in ReadOnlySequence<byte> buffer, int max, out HttpHead? head, out int length, out HttpHeadError error)
+    {
+        if (buffer.IsSingleSegment)
+        {
+            return HttpHeadParser.TryParse(buffer.FirstSpan, out head, out length, out error, max);
+        }
+
+        int copied = (int)Math.Min(buffer.Length, max + 1);
+        byte[] copy = ArrayPool<byte>.Shared.Rent(copied);
+        try
+        {
+            buffer.Slice(0, copied).CopyTo(copy);
+            return HttpHeadParser.TryParse(copy.AsSpan(0, copied), out head, out length, out error, max);
+        }
+        finally
+        {
+            ArrayPool<byte>.Shared.Return(copy);
+        }
+    }
+
+    private static async ValueTask EndOutputAsync(SslStream ssl, Socket socket)
+    {
+        try
+        {
+            await ssl.ShutdownAsync().ConfigureAwait(false); // close_notify, then our FIN
+            socket.Shutdown(SocketShutdown.Send);
+        }
+        catch (Exception error) when (error is IOException or SocketException or ObjectDisposedException or InvalidOperationException)
+        {
+            // Gone already.
+        }
+    }
+
+    private sealed class HandshakeRefused(HandshakeFailure failure) : Exception(failure.Message)
+    {
+        public HandshakeFailure Failure { get; } = failure;
+    }
+}
