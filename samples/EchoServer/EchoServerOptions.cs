@@ -15,6 +15,10 @@ public sealed record EchoServerOptions
     /// <summary>Serve TLS with a self-signed certificate made at start.</summary>
     public bool Tls { get; init; }
 
+    /// <summary><c>kestrel</c> (HTTP/1.1 and HTTP/2, the page) or <c>lean</c> (WebSocketCodec.Lean: HTTP/1.1
+    /// websockets only, Linux).</summary>
+    public string Transport { get; init; } = "kestrel";
+
     /// <summary><c>ours</c> (WebSocketCodec) or <c>builtin</c> (ASP.NET Core's WebSockets).</summary>
     public string Codec { get; init; } = "ours";
 

@@ -13,8 +13,12 @@ internal static class OurEcho
     public static void Map(IEndpointRouteBuilder endpoints, string path, Action<WebSocketAcceptOptions> configure) =>
         endpoints.MapWebSocket(
             path,
-            (HttpContext _, WebSocketFrameSender sender) => new WebSocketMessageListener<WebSocketFrameSender>(sender, Echo, sender.Driver.Options.Pool),
+            (HttpContext _, WebSocketFrameSender sender) => Listener(sender),
             configure);
+
+    /// <summary>The echo of one websocket (on any host).</summary>
+    public static IWebSocketFrameListener Listener(WebSocketFrameSender sender) =>
+        new WebSocketMessageListener<WebSocketFrameSender>(sender, Echo, sender.Driver.Options.Pool);
 
     // After our Close (a shutdown's 1001, an idle timeout) Send drops the frame and returns false: no guard needed.
     private static void Echo(WebSocketFrameSender sender, WebSocketMessageType type, ReadOnlySpan<byte> payload) =>

@@ -8,6 +8,8 @@ var port = new Option<int>("--port") { DefaultValueFactory = _ => 8080, Descript
 var tls = new Option<bool>("--tls") { Description = "Serve wss:// and https:// with a self-signed certificate made at start." };
 var codec = new Option<string>("--codec") { DefaultValueFactory = _ => "ours", Description = "ours (WebSocketCodec) or builtin (ASP.NET Core's WebSockets)." };
 codec.AcceptOnlyFromAmong("ours", "builtin");
+var transport = new Option<string>("--transport") { DefaultValueFactory = _ => "kestrel", Description = "kestrel (HTTP/1.1 and HTTP/2 websockets, the page at /) or lean (WebSocketCodec.Lean, Linux: HTTP/1.1 websockets at /echo only, our codec only)." };
+transport.AcceptOnlyFromAmong("kestrel", "lean");
 var keepAlive = Seconds("--keepalive", "Seconds of quiet before a keep-alive Ping; the Pong timeout is the same (0: off; default: a Ping after 30 s, 15 s for the Pong).");
 var maxWebSockets = new Option<int?>("--max-websockets") { Description = "The most websockets open at once; a handshake beyond gets 503 (ours only; default: no cap)." };
 maxWebSockets.Validators.Add(result =>
@@ -22,7 +24,7 @@ var idleTimeout = Seconds("--idle-timeout", "Seconds a peer may send nothing bef
 
 var root = new RootCommand("WebSocketCodec echo server: echoes every websocket message sent to /echo; / serves a page that uses it (open it in a browser).")
 {
-    host, port, tls, codec, deflate, keepAlive, idleTimeout, maxWebSockets,
+    host, port, tls, codec, transport, deflate, keepAlive, idleTimeout, maxWebSockets,
 };
 root.SetAction((parseResult, cancellation) =>
 {
@@ -32,13 +34,17 @@ root.SetAction((parseResult, cancellation) =>
         Port = parseResult.GetValue(port),
         Tls = parseResult.GetValue(tls),
         Codec = parseResult.GetValue(codec)!,
+        Transport = parseResult.GetValue(transport)!,
         Deflate = parseResult.GetValue(deflate),
         KeepAlive = parseResult.GetValue(keepAlive) is { } seconds ? TimeSpan.FromSeconds(seconds) : null, // null: the library's default
         MaxWebSockets = parseResult.GetValue(maxWebSockets),
         IdleTimeout = TimeSpan.FromSeconds(parseResult.GetValue(idleTimeout) ?? 0),
     };
-    return SampleHosting.RunAsync(
-        token => EchoServerHost.StartAsync(options, token), server => server.Url, (server, token) => server.WaitForShutdownAsync(token), cancellation);
+    return options.Transport == "lean"
+        ? SampleHosting.RunAsync(
+            _ => Task.FromResult(LeanEchoServerHost.Start(options)), server => server.Url, (server, token) => server.WaitForShutdownAsync(token), cancellation)
+        : SampleHosting.RunAsync(
+            token => EchoServerHost.StartAsync(options, token), server => server.Url, (server, token) => server.WaitForShutdownAsync(token), cancellation);
 });
 
 return await root.Parse(args).InvokeAsync();

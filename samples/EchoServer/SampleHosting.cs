@@ -20,9 +20,7 @@ public static class SampleHosting
     /// <paramref name="port"/>.</summary>
     public static WebApplicationBuilder CreateBuilder(string host, int port, bool tls)
     {
-        IPAddress address = host == "localhost" ? IPAddress.Loopback
-            : IPAddress.TryParse(host, out IPAddress? parsed) ? parsed
-            : throw new ArgumentException($"--host must be an IP address or localhost, not '{host}'.", nameof(host));
+        IPAddress address = ParseAddress(host);
         var builder = WebApplication.CreateSlimBuilder();
         builder.Logging.ClearProviders();
         builder.Logging.AddSimpleConsole().SetMinimumLevel(LogLevel.Warning);
@@ -36,6 +34,13 @@ public static class SampleHosting
         });
         return builder;
     }
+
+    /// <summary>The address of <c>--host</c>: an IP address or <c>localhost</c>.</summary>
+    /// <exception cref="ArgumentException">Neither.</exception>
+    public static IPAddress ParseAddress(string host) =>
+        host == "localhost" ? IPAddress.Loopback
+            : IPAddress.TryParse(host, out IPAddress? parsed) ? parsed
+            : throw new ArgumentException($"--host must be an IP address or localhost, not '{host}'.", nameof(host));
 
     /// <summary>Whether the request is a classic CONNECT (a tunnel asked of a proxy, not an extended CONNECT): the
     /// samples answer it 501.</summary>
