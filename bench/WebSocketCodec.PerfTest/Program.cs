@@ -3,7 +3,7 @@ using System.Text.Json;
 using WebSocketCodec.PerfTest;
 
 // Client (the default command): runs the variants side by side and prints one line per variant.
-var variants = new Option<string>("--variants") { DefaultValueFactory = _ => "ours,aspnetcore,raw", Description = "Comma-separated: " + string.Join(", ", Variants.All) + ", or all; SpanNetty (optional build): " + string.Join(", ", Variants.OnSpanNetty) + ", or spannetty; with --h2: " + string.Join(", ", Variants.OnSpanNettyHttp2) + " (spannetty); any Kestrel variant with +tuned (AddKestrelWebSocketTuning: 64 KiB pinned blocks, or PERF_BLOCK_SIZE bytes) or +tuned-inline (and inline scheduling); outside .NET, over HTTP/1.1: " + string.Join(", ", Variants.Peers) + " (bun also with --tls), or peers (Bun installed from npm and the C echo compiled with gcc on first use)." };
+var variants = new Option<string>("--variants") { DefaultValueFactory = _ => "ours,aspnetcore,raw", Description = "Comma-separated: " + string.Join(", ", Variants.All) + ", or all; SpanNetty (optional build): " + string.Join(", ", Variants.OnSpanNetty) + ", or spannetty; with --h2: " + string.Join(", ", Variants.OnSpanNettyHttp2) + " (spannetty); any Kestrel variant with +tuned (AddKestrelWebSocketTuning: 64 KiB pinned blocks, or PERF_BLOCK_SIZE bytes) or +tuned-inline (and inline scheduling); outside .NET, over HTTP/1.1: " + string.Join(", ", Variants.Peers) + " (bun also with --tls), or peers; the lean transport (Linux, HTTP/1.1, TLS too): " + string.Join(", ", Variants.OnLean) + "; peers (Bun installed from npm and the C echo compiled with gcc on first use)." };
 var payload = new Option<string>("--payload") { DefaultValueFactory = _ => "64", Description = "Payload bytes, one or a comma-separated list (8 to 65535; the first 8 carry the send time)." };
 var seconds = new Option<int>("--seconds") { DefaultValueFactory = _ => 10, Description = "Measured seconds per variant." };
 var warmup = new Option<int>("--warmup") { DefaultValueFactory = _ => 3, Description = "Warm-up seconds per variant." };
@@ -42,6 +42,7 @@ root.SetAction(async (parseResult, cancellation) =>
     chosen = [.. chosen.SelectMany(v => v == "spannetty" ? (http2 ? Variants.OnSpanNettyHttp2 : Variants.OnSpanNetty) : v == "peers" ? Variants.Peers.Where(p => !parseResult.GetValue(tls) || PeerServers.ServesTls(p)) : [v])];
     available = [.. available, .. http2 ? Variants.OnSpanNettyHttp2 : Variants.OnSpanNetty, .. http2 ? [] : Variants.Peers.Where(v => !parseResult.GetValue(tls) || PeerServers.ServesTls(v))];
     available = [.. available, .. available.Where(Variants.All.Contains).SelectMany(v => new[] { v + Variants.Tuned, v + Variants.TunedInline })];
+    available = [.. available, .. http2 ? [] : Variants.OnLean];
 
     string load = parseResult.GetValue(client)!;
     if (!LoadClients.All.Contains(load))

@@ -71,7 +71,7 @@ public static class PerfReport
         _ when variant.EndsWith("-h2", StringComparison.Ordinal) => "raw-h2",
         _ when Variants.OnSpanNetty.Contains(variant) => Variants.SpanNettyRaw,
         Variants.Ours or Variants.OursBulk or Variants.OursMessages or Variants.Raw => Variants.Raw,
-        Variants.Bun or Variants.EpollEcho => Variants.EpollEcho,
+        Variants.Bun or Variants.EpollEcho or Variants.Lean or Variants.LeanMessages => Variants.EpollEcho,
         _ => Variants.RawUpgrade,
     };
 

@@ -38,6 +38,11 @@ internal static class PerfServer
     /// receives into <paramref name="receiveBuffer"/> bytes per websocket (0: 64 KiB).</summary>
     public static async Task<int> RunAsync(string variant, bool tls, bool http2, bool deflate = false, string level = DeflateMode.Optimal, int receiveBuffer = 0)
     {
+        if (Variants.OnLean.Contains(variant))
+        {
+            return http2 ? await RefuseAsync($"variant '{variant}' is not available over HTTP/2") : await RunLeanAsync(variant, tls, deflate, level);
+        }
+
         (variant, string? tuning) = Variants.SplitTuning(variant);
         if (!(http2 ? Variants.OverHttp2 : Variants.All).Contains(variant))
         {
@@ -115,6 +120,41 @@ internal static class PerfServer
         await app.StartAsync();
         string address = app.Services.GetRequiredService<IServer>().Features.Get<IServerAddressesFeature>()!.Addresses.First();
         Console.WriteLine($"port {new Uri(address).Port}");
+        await AnswerCommandsAsync(allocations);
+        await app.StopAsync();
+        return 0;
+    }
+
+    /// <summary>The lean transport's server: one loop per core the process may use (one, pinned).</summary>
+    private static async Task<int> RunLeanAsync(string variant, bool tls, bool deflate, string level)
+    {
+        var accept = new WebSocketAcceptOptions();
+        (deflate ? AcceptDeflate(DeflateMode.Level(level)) : Accept)(accept);
+        using var allocations = new AllocationSampler();
+        await using var server = WebSocketCodec.Lean.LeanWebSocketServer.Start(
+            new WebSocketCodec.Lean.LeanWebSocketServerOptions
+            {
+                Accept = accept,
+                ReceiveBufferSize = int.TryParse(Environment.GetEnvironmentVariable("PERF_RECEIVE_BUFFER"), CultureInfo.InvariantCulture, out int receive) ? receive : 256 * 1024,
+                Tls = tls ? new System.Net.Security.SslServerAuthenticationOptions { ServerCertificate = SelfSignedCertificate.Create() } : null,
+            },
+            (_, sender) => variant == Variants.Lean
+                ? new FrameEchoListener(sender)
+                : new WebSocketMessageListener<WebSocketFrameSender>(sender, EchoMessage));
+        Console.WriteLine($"port {server.EndPoint.Port}");
+        await AnswerCommandsAsync(allocations);
+        return 0;
+    }
+
+    private static async Task<int> RefuseAsync(string message)
+    {
+        await Console.Error.WriteLineAsync(message);
+        return 2;
+    }
+
+    /// <summary>Answers <c>gc</c> and <c>memory</c> until stdin ends.</summary>
+    private static async Task AnswerCommandsAsync(AllocationSampler allocations)
+    {
         while (await Console.In.ReadLineAsync() is { } command)
         {
             if (command == "gc")
@@ -127,9 +167,6 @@ internal static class PerfServer
                 Console.WriteLine(MemoryReport.Measure());
             }
         }
-
-        await app.StopAsync();
-        return 0;
     }
 
     private static void EchoMessage(WebSocketFrameSender sender, WebSocketMessageType type, ReadOnlySpan<byte> payload)

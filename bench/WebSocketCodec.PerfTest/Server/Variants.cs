@@ -51,6 +51,18 @@ public static class Variants
         : variant.EndsWith(Tuned, StringComparison.Ordinal) ? (variant[..^Tuned.Length], Tuned)
         : (variant, null);
 
+    /// <summary>Ours on the lean transport (<c>WebSocketCodec.Lean</c>: an epoll loop, one shared receive buffer),
+    /// callbacks API with the frame factory, as <see cref="Ours"/>.</summary>
+    public const string Lean = "lean";
+
+    /// <summary>Ours on the lean transport, message API (span callback): what <c>samples/EchoServer --transport lean</c>
+    /// runs.</summary>
+    public const string LeanMessages = "lean-messages";
+
+    /// <summary>The lean transport's variants (HTTP/1.1, TLS too; Linux). Not part of <c>all</c> (no Kestrel tuning
+    /// applies).</summary>
+    public static IReadOnlyList<string> OnLean { get; } = [Lean, LeanMessages];
+
     /// <summary>Bun 1.4.4's websocket echo (uWebSockets; <c>Peers/bun-echo.js</c>, Bun installed from npm on first
     /// use): the fastest websocket server in the field.</summary>
     public const string Bun = "bun";

@@ -65,6 +65,9 @@ internal sealed unsafe class EventLoop : IDisposable
 
     public LeanServerCore Server => _server;
 
+    /// <summary>The output chunks of this loop's connections.</summary>
+    public ChunkPool Chunks { get; } = new();
+
     public int Epoll => _epoll;
 
     /// <summary>Whether the caller runs on this loop's thread.</summary>

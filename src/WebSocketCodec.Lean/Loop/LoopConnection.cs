@@ -29,7 +29,7 @@ internal sealed partial class LoopConnection
     private readonly EventLoop _loop;
     private readonly int _slot;
     private readonly object _sync = new();
-    private readonly SocketOutput _output = new();
+    private readonly SocketOutput _output;
     private readonly IPEndPoint? _remote;
     private int _fd;
     private State _state;
@@ -49,6 +49,7 @@ internal sealed partial class LoopConnection
     public LoopConnection(EventLoop loop, int fd, int slot, IPEndPoint? remote)
     {
         _loop = loop;
+        _output = new SocketOutput(loop.Chunks);
         _fd = fd;
         _slot = slot;
         _remote = remote;

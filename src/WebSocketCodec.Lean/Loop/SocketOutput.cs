@@ -12,10 +12,12 @@ namespace WebSocketCodec.Lean.Loop;
 /// </summary>
 internal sealed class SocketOutput
 {
-    /// <summary>The size of a chunk (a larger one for a larger request).</summary>
-    public const int ChunkSize = 16 * 1024;
+    /// <summary>The size of a chunk (a larger one, from the shared pool, for a larger request).</summary>
+    public const int ChunkSize = ChunkPool.ChunkSize;
 
     private const int MaxVectors = 32;
+
+    private readonly ChunkPool _pool;
 
     private byte[]?[] _arrays = new byte[]?[4];
     private int[] _ends = new int[4];
@@ -26,6 +28,8 @@ internal sealed class SocketOutput
     private long _flushed;   // bytes marked for sending, ever
     private long _sent;      // bytes written to the socket, ever
     private bool _writerHolds; // the writer holds memory of the tail chunk (between GetMemory and Advance)
+
+    public SocketOutput(ChunkPool pool) => _pool = pool;
 
     /// <summary>Bytes marked for sending and not sent yet.</summary>
     public long Unsent => _flushed - _sent;
@@ -47,7 +51,7 @@ internal sealed class SocketOutput
             }
         }
 
-        byte[] chunk = ArrayPool<byte>.Shared.Rent(Math.Max(ChunkSize, needed));
+        byte[] chunk = needed <= ChunkSize ? _pool.Rent() : ArrayPool<byte>.Shared.Rent(needed);
         if (_count == _arrays.Length)
         {
             Grow();
@@ -171,7 +175,7 @@ internal sealed class SocketOutput
             int index = Index(i);
             if (i < _count - 1 || !_writerHolds)
             {
-                ArrayPool<byte>.Shared.Return(_arrays[index]!);
+                Return(_arrays[index]!);
             }
 
             // A tail chunk a writer still writes into is left to the GC, never handed to another renter.
@@ -203,7 +207,7 @@ internal sealed class SocketOutput
 
     private void PopHead()
     {
-        ArrayPool<byte>.Shared.Return(_arrays[_head]!);
+        Return(_arrays[_head]!);
         _arrays[_head] = null;
         _head = (_head + 1) % _arrays.Length;
         _count--;
@@ -215,11 +219,23 @@ internal sealed class SocketOutput
     {
         if (_count == 1 && !_writerHolds && _sent == _committed)
         {
-            ArrayPool<byte>.Shared.Return(_arrays[_head]!);
+            Return(_arrays[_head]!);
             _arrays[_head] = null;
             _count = 0;
             _head = 0;
             _headSent = 0;
+        }
+    }
+
+    private void Return(byte[] chunk)
+    {
+        if (chunk.Length == ChunkSize)
+        {
+            _pool.Return(chunk);
+        }
+        else
+        {
+            ArrayPool<byte>.Shared.Return(chunk);
         }
     }
 

@@ -1,0 +1,53 @@
+namespace WebSocketCodec.Lean.Loop;
+
+/// <summary>
+/// The output chunks of one loop's connections, reused: a loop writes every connection's output at the end of its
+/// iteration, so as many chunks are out at once as connections had something to send, far more than the shared
+/// array pool keeps per core (it then allocates). Up to <see cref="MaxRetained"/> free chunks are kept; past that a
+/// returned chunk is left to the GC. Any thread (a connection's writer may be off the loop); a short lock.
+/// </summary>
+internal sealed class ChunkPool
+{
+    /// <summary>The size of every chunk: 16 KiB.</summary>
+    public const int ChunkSize = 16 * 1024;
+
+    /// <summary>Free chunks kept at most (4 MiB).</summary>
+    public const int MaxRetained = 256;
+
+    private readonly byte[][] _free = new byte[MaxRetained][];
+    private int _count;
+
+    /// <summary>Free chunks held now.</summary>
+    public int Retained => Volatile.Read(ref _count);
+
+    public byte[] Rent()
+    {
+        lock (_free)
+        {
+            if (_count > 0)
+            {
+                byte[] chunk = _free[--_count];
+                _free[_count] = null!;
+                return chunk;
+            }
+        }
+
+        return GC.AllocateUninitializedArray<byte>(ChunkSize);
+    }
+
+    public void Return(byte[] chunk)
+    {
+        if (chunk.Length != ChunkSize)
+        {
+            return;
+        }
+
+        lock (_free)
+        {
+            if (_count < MaxRetained)
+            {
+                _free[_count++] = chunk;
+            }
+        }
+    }
+}
