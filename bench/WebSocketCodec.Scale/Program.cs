@@ -8,8 +8,8 @@ using WebSocketCodec.Scale;
 // Coordinator (the default command): for each GC mode and variant, a server process and the client processes.
 // The perf tool's HTTP/1.1 variants but raw, whose canned 101 (no real Sec-WebSocket-Accept) our client refuses, and
 // Bun (run once, under the first GC mode: it has no .NET GC); not the C echo, for the same reason as raw.
-string[] available = [.. Variants.All.Where(v => v != Variants.Raw), .. Variants.AllTuned.Where(v => Variants.SplitTuning(v).Variant != Variants.Raw), Variants.Bun];
-var variants = new Option<string>("--variants") { DefaultValueFactory = _ => "ours-endpoint-messages,ours,raw-upgrade,aspnetcore", Description = "Comma-separated servers (the perf tool's): " + string.Join(", ", available) + " (+tuned: Kestrel with AddKestrelWebSocketTuning; +tuned-inline: and inline scheduling)." };
+string[] available = [.. Variants.All.Where(v => v != Variants.Raw), .. Variants.AllTuned.Where(v => Variants.SplitTuning(v).Variant != Variants.Raw), Variants.Bun, .. Variants.OnLean];
+var variants = new Option<string>("--variants") { DefaultValueFactory = _ => "ours-endpoint-messages,ours,raw-upgrade,aspnetcore", Description = "Comma-separated servers (the perf tool's): " + string.Join(", ", available) + " (+tuned: Kestrel with AddKestrelWebSocketTuning; +tuned-inline: and inline scheduling; lean, lean-messages: the lean transport)." };
 var gcModes = new Option<string>("--gc") { DefaultValueFactory = _ => "workstation,server", Description = "The servers' GC modes, comma-separated: workstation, server." };
 var gcConcurrent = new Option<bool>("--gc-concurrent") { DefaultValueFactory = _ => true, Description = "Concurrent (background) GC in the servers, the ASP.NET Core default." };
 var webSockets = new Option<int>("--websockets") { DefaultValueFactory = _ => 19_000, Description = "Websockets held open at once, all on one server process." };

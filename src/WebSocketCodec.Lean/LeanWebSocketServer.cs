@@ -14,7 +14,7 @@ namespace WebSocketCodec.Lean;
 /// </summary>
 /// <example>
 /// <code>
-/// await using var server = LeanWebSocketServer.Start(
+/// await using var server = LeanWebSocketServer.StartMessages(
 ///     new LeanWebSocketServerOptions { EndPoint = new IPEndPoint(IPAddress.Any, 8080), Path = "/echo" },
 ///     async (request, websocket) =>
 ///     {
@@ -36,6 +36,9 @@ public sealed class LeanWebSocketServer : IAsyncDisposable
         _core = core;
         _loops = loops;
     }
+
+    /// <summary>The event loops (for tests and diagnostics).</summary>
+    internal IReadOnlyList<EventLoop> Loops => _loops;
 
     /// <summary>Whether the server can run here (Linux).</summary>
     public static bool IsSupported => OperatingSystem.IsLinux();
@@ -123,7 +126,7 @@ public sealed class LeanWebSocketServer : IAsyncDisposable
     /// <param name="application">Runs each websocket.</param>
     /// <returns>The running server.</returns>
     /// <exception cref="PlatformNotSupportedException">Not on Linux.</exception>
-    public static LeanWebSocketServer Start(LeanWebSocketServerOptions options, Func<LeanWebSocketRequest, MessageWebSocket, Task> application)
+    public static LeanWebSocketServer StartMessages(LeanWebSocketServerOptions options, Func<LeanWebSocketRequest, MessageWebSocket, Task> application)
     {
         ArgumentNullException.ThrowIfNull(application);
         return Start(options, (request, sender) =>

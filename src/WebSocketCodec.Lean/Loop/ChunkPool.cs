@@ -16,6 +16,11 @@ internal sealed class ChunkPool
 
     private readonly byte[][] _free = new byte[MaxRetained][];
     private int _count;
+    private int _outstanding;
+
+    /// <summary>Chunks rented and not returned (a chunk left to the GC past <see cref="MaxRetained"/> counts as
+    /// returned).</summary>
+    public int Outstanding => Volatile.Read(ref _outstanding);
 
     /// <summary>Free chunks held now.</summary>
     public int Retained => Volatile.Read(ref _count);
@@ -24,6 +29,7 @@ internal sealed class ChunkPool
     {
         lock (_free)
         {
+            _outstanding++;
             if (_count > 0)
             {
                 byte[] chunk = _free[--_count];
@@ -44,6 +50,7 @@ internal sealed class ChunkPool
 
         lock (_free)
         {
+            _outstanding--;
             if (_count < MaxRetained)
             {
                 _free[_count++] = chunk;

@@ -34,7 +34,8 @@ internal sealed class LeanServerCore : IDisposable
                 _listener.DualMode = true;
             }
 
-            _listener.SetSocketOption(SocketOptionLevel.Socket, SocketOptionName.ReuseAddress, true);
+            // No SO_REUSEADDR: .NET sets SO_REUSEPORT with it on Linux, and a second server would then share the port
+            // silently instead of failing to start.
             _listener.Bind(options.EndPoint);
             _listener.Listen(options.Backlog);
             _listener.Blocking = false;
