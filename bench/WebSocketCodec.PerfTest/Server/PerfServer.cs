@@ -135,7 +135,7 @@ internal static class PerfServer
             new WebSocketCodec.Lean.LeanWebSocketServerOptions
             {
                 Accept = accept,
-                ReceiveBufferSize = int.TryParse(Environment.GetEnvironmentVariable("PERF_RECEIVE_BUFFER"), CultureInfo.InvariantCulture, out int receive) ? receive : 256 * 1024,
+                ReceiveBufferSize = int.TryParse(Environment.GetEnvironmentVariable("PERF_RECEIVE_BUFFER"), CultureInfo.InvariantCulture, out int receive) ? receive : new WebSocketCodec.Lean.LeanWebSocketServerOptions().ReceiveBufferSize,
                 Tls = tls ? new System.Net.Security.SslServerAuthenticationOptions { ServerCertificate = SelfSignedCertificate.Create() } : null,
             },
             (_, sender) => variant == Variants.Lean

@@ -1,3 +1,4 @@
+using System.Buffers;
 using System.Collections.Concurrent;
 using System.Net;
 using System.Net.Security;
@@ -18,6 +19,12 @@ internal sealed class LeanServerCore : IDisposable
     {
         Options = options;
         Accept = options.Accept;
+        // Frames cut by the end of a read are gathered in the session's pool. A loop serves many websockets from one
+        // buffer, so many such frames may be out at once, more than the shared pool keeps per core (it then allocates);
+        // unless the application chose a pool, the server's own keeps up to 128 arrays per size up to 64 KiB.
+        Session = options.Accept.Session.Pool is null
+            ? options.Accept.Session with { Pool = ArrayPool<byte>.Create(64 * 1024, 128) }
+            : options.Accept.Session;
         Admission = WebSocketAdmission.For(options.Accept);
         TlsOptions = options.Tls;
         _factory = factory;
@@ -53,6 +60,9 @@ internal sealed class LeanServerCore : IDisposable
     public LeanWebSocketServerOptions Options { get; }
 
     public WebSocketAcceptOptions Accept { get; }
+
+    /// <summary>The websockets' options: the application's, with the server's pool when it chose none.</summary>
+    public WebSocketSessionOptions Session { get; }
 
     public WebSocketAdmission? Admission { get; }
 

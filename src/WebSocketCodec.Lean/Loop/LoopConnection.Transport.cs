@@ -58,10 +58,11 @@ internal sealed partial class LoopConnection : IWebSocketTransport, IBufferWrite
             }
 
             long unsent = _output.MarkFlushed();
-            if (!onLoop || unsent > PauseThreshold)
+            if (!onLoop || unsent >= SocketOutput.ChunkSize)
             {
-                // Off the loop the caller writes (no hop to the loop); on it, a large output goes now rather than
-                // waiting for the end of the iteration. No flush waits here (the driver runs one at a time).
+                // Off the loop the caller writes (no hop to the loop); on it, a chunk's worth goes now rather than at
+                // the end of the iteration (its chunks go back to the pool at once, warm, instead of every connection
+                // of the loop holding its own until then). No flush waits here (the driver runs one at a time).
                 if (!SendLocked(out _))
                 {
                     return new ValueTask<bool>(false);

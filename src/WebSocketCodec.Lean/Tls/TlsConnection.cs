@@ -87,7 +87,7 @@ internal static class TlsConnection
                 return;
             }
 
-            using var websocket = new WebSocketConnection(transport, WebSocketRole.Server, server.Accept.Session, decision.Subprotocol);
+            using var websocket = new WebSocketConnection(transport, WebSocketRole.Server, server.Session, decision.Subprotocol);
             if (decision.Deflate is { } deflate)
             {
                 websocket.EnablePerMessageDeflate(deflate, server.Accept.Deflate!);
