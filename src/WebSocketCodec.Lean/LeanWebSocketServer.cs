@@ -147,12 +147,17 @@ public sealed class LeanWebSocketServer : IAsyncDisposable
             return;
         }
 
-        foreach (EventLoop loop in _loops)
+        // The listener is closed only once no loop can touch it any more (its number could be reused at once).
+        Task released = Task.WhenAll(_loops.Select(loop => loop.StopListeningAsync()));
+        try
         {
-            loop.StopListening();
+            await released.WaitAsync(_core.Options.ShutdownTimeout).ConfigureAwait(false);
+            _core.CloseListener();
         }
-
-        _core.CloseListener();
+        catch (TimeoutException)
+        {
+            // A loop that does not answer keeps the listener open (leaked rather than handed to a stranger).
+        }
         WebSocketDriver[] open = [.. _core.Open];
         Task all = Task.WhenAll(open.Select(driver => driver.CloseAsync(CloseStatus.GoingAway, "server shutting down")));
         try
@@ -173,6 +178,11 @@ public sealed class LeanWebSocketServer : IAsyncDisposable
         {
             loop.Stop();
             loop.Dispose();
+        }
+
+        if (released.IsCompletedSuccessfully)
+        {
+            _core.CloseListener(); // idempotent; closes it when the loops answered only as they stopped
         }
     }
 

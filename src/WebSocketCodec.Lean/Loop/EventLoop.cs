@@ -33,8 +33,12 @@ internal sealed unsafe class EventLoop : IDisposable
     private LoopConnection?[] _slots = new LoopConnection?[256];
     private int _slotCount;
     private int _wakeRequested;
+    private readonly object _wakeSync = new();
+    private bool _closed;
     private volatile bool _stopping;
-    private volatile bool _listening;
+    private bool _listening;
+    private volatile bool _stopListening;
+    private readonly TaskCompletionSource _listenerReleased = new(TaskCreationOptions.RunContinuationsAsynchronously);
     private long _nextScan;
     private long _acceptPausedUntil;
     private int _loopThreadId;
@@ -90,14 +94,19 @@ internal sealed unsafe class EventLoop : IDisposable
         _listening = true;
     }
 
-    /// <summary>Stops accepting (any thread): the listening socket is no longer watched by this loop.</summary>
-    public void StopListening()
+    /// <summary>Stops accepting (any thread): the loop takes the listening socket out of its epoll and never touches
+    /// it again, so the server may close it once every loop has answered (its number may then be reused).</summary>
+    /// <returns>Completes when the loop has let the listener go.</returns>
+    public Task StopListeningAsync()
     {
-        if (_listening)
+        _stopListening = true;
+        Wake();
+        if (!_thread.IsAlive)
         {
-            _listening = false;
-            EpollEvents.Control(_epoll, Libc.EPOLL_CTL_DEL, _server.ListenerFd, 0, 0);
+            _listenerReleased.TrySetResult(); // a loop that never ran or ended holds nothing
         }
+
+        return _listenerReleased.Task;
     }
 
     /// <summary>Queues <paramref name="connection"/>'s requests for the loop and wakes it. Any thread.</summary>
@@ -144,8 +153,20 @@ internal sealed unsafe class EventLoop : IDisposable
 
     public void Dispose()
     {
+        lock (_wakeSync)
+        {
+            if (_closed)
+            {
+                return;
+            }
+
+            // A driver's timer may still ask for a turn: once the eventfd is closed its number may belong to another
+            // socket, which must never receive the wake's 8 bytes.
+            _closed = true;
+            Libc.close(_wakeFd);
+        }
+
         _events.Dispose();
-        Libc.close(_wakeFd);
         Libc.close(_epoll);
     }
 
@@ -153,8 +174,14 @@ internal sealed unsafe class EventLoop : IDisposable
     {
         if (Interlocked.Exchange(ref _wakeRequested, 1) == 0)
         {
-            ulong one = 1;
-            Libc.write(_wakeFd, &one, sizeof(ulong));
+            lock (_wakeSync)
+            {
+                if (!_closed)
+                {
+                    ulong one = 1;
+                    Libc.write(_wakeFd, &one, sizeof(ulong));
+                }
+            }
         }
     }
 
@@ -178,13 +205,21 @@ internal sealed unsafe class EventLoop : IDisposable
                 break;
             }
 
+            if (_stopListening && _listenerReleased.Task.IsCompleted is false)
+            {
+                ReleaseListener();
+            }
+
             for (int i = 0; i < count; i++)
             {
                 ulong token = _events.Data(i);
                 uint events = _events.Events(i);
                 if (token == ListenerToken)
                 {
-                    Accept();
+                    if (_listening)
+                    {
+                        Accept();
+                    }
                 }
                 else if (token == WakeToken)
                 {
@@ -216,11 +251,24 @@ internal sealed unsafe class EventLoop : IDisposable
             _freed.Clear();
         }
 
+        ReleaseListener();
+
         // The server ended every websocket it could; what is left is torn down with the loop.
         for (int i = 0; i < _slotCount; i++)
         {
             _slots[i]?.CloseNow(reset: true);
         }
+    }
+
+    private void ReleaseListener()
+    {
+        if (_listening)
+        {
+            _listening = false;
+            EpollEvents.Control(_epoll, Libc.EPOLL_CTL_DEL, _server.ListenerFd, 0, 0);
+        }
+
+        _listenerReleased.TrySetResult();
     }
 
     private void RunGuarded(LoopConnection connection, uint events)
@@ -281,7 +329,7 @@ internal sealed unsafe class EventLoop : IDisposable
             }
         }
 
-        if (_acceptPausedUntil != 0 && now >= _acceptPausedUntil && _listening && !_stopping)
+        if (_acceptPausedUntil != 0 && now >= _acceptPausedUntil && _listening && !_stopListening)
         {
             _acceptPausedUntil = 0;
             EpollEvents.Control(_epoll, Libc.EPOLL_CTL_ADD, _server.ListenerFd, Libc.EPOLLIN | Libc.EPOLLEXCLUSIVE, ListenerToken);

@@ -19,14 +19,15 @@ internal static class TlsConnection
     public static async Task ServeAsync(LeanServerCore server, int fd, IPEndPoint? remote)
     {
         await Task.Yield(); // off the loop
+        var handle = new SafeSocketHandle(fd, ownsHandle: true); // closes the descriptor once, whatever happens
         Socket socket;
         try
         {
-            socket = new Socket(new SafeSocketHandle(fd, ownsHandle: true)) { NoDelay = true };
+            socket = new Socket(handle) { NoDelay = true };
         }
         catch (Exception error)
         {
-            Native.Libc.close(fd);
+            handle.Dispose();
             server.ReportConnectionFailure(error);
             return;
         }
