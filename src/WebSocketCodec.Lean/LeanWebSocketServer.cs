@@ -158,15 +158,26 @@ public sealed class LeanWebSocketServer : IAsyncDisposable
         {
             // A loop that does not answer keeps the listener open (leaked rather than handed to a stranger).
         }
-        WebSocketDriver[] open = [.. _core.Open];
-        Task all = Task.WhenAll(open.Select(driver => driver.CloseAsync(CloseStatus.GoingAway, "server shutting down")));
+        const string Reason = "server shutting down";
+        List<WebSocketDriver> open = [.. _core.OpenTls];
+        foreach (WebSocketDriver tls in open)
+        {
+            _ = tls.CloseAsync(CloseStatus.GoingAway, Reason);
+        }
+
+        foreach (List<WebSocketDriver> closing in await Task.WhenAll(_loops.Select(loop => loop.CloseAllAsync(CloseStatus.GoingAway, Reason))).ConfigureAwait(false))
+        {
+            open.AddRange(closing);
+        }
+
+        Task all = Task.WhenAll(open.Select(driver => driver.Completion));
         try
         {
             await all.WaitAsync(_core.Options.ShutdownTimeout).ConfigureAwait(false);
         }
         catch (TimeoutException)
         {
-            foreach (WebSocketDriver driver in _core.Open)
+            foreach (WebSocketDriver driver in open.Where(d => !d.Completion.IsCompleted))
             {
                 driver.Abort();
             }

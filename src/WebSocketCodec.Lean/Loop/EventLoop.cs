@@ -38,6 +38,7 @@ internal sealed unsafe class EventLoop : IDisposable
     private volatile bool _stopping;
     private bool _listening;
     private volatile bool _stopListening;
+    private CloseAllRequest? _closeAll;
     private readonly TaskCompletionSource _listenerReleased = new(TaskCreationOptions.RunContinuationsAsynchronously);
     private long _nextScan;
     private long _acceptPausedUntil;
@@ -107,6 +108,22 @@ internal sealed unsafe class EventLoop : IDisposable
         }
 
         return _listenerReleased.Task;
+    }
+
+    /// <summary>Starts the close of every websocket of the loop with <paramref name="status"/> (any thread; run on the
+    /// loop).</summary>
+    /// <returns>The websockets whose close started.</returns>
+    public Task<List<WebSocketDriver>> CloseAllAsync(CloseStatus status, string reason)
+    {
+        var closing = new TaskCompletionSource<List<WebSocketDriver>>(TaskCreationOptions.RunContinuationsAsynchronously);
+        Volatile.Write(ref _closeAll, new CloseAllRequest(status, reason, closing));
+        Wake();
+        if (!_thread.IsAlive)
+        {
+            closing.TrySetResult([]);
+        }
+
+        return closing.Task;
     }
 
     /// <summary>Queues <paramref name="connection"/>'s requests for the loop and wakes it. Any thread.</summary>
@@ -233,6 +250,11 @@ internal sealed unsafe class EventLoop : IDisposable
             }
 
             RunRequests();
+            if (Volatile.Read(ref _closeAll) is not null && Interlocked.Exchange(ref _closeAll, null) is { } closeAll)
+            {
+                CloseAll(closeAll.Status, closeAll.Reason, closeAll.Done);
+            }
+
             FlushDirty();
             long now = Stopwatch.GetTimestamp();
             if (now >= _nextScan)
@@ -258,6 +280,21 @@ internal sealed unsafe class EventLoop : IDisposable
         {
             _slots[i]?.CloseNow(reset: true);
         }
+    }
+
+    private void CloseAll(CloseStatus status, string reason, TaskCompletionSource<List<WebSocketDriver>> done)
+    {
+        var drivers = new List<WebSocketDriver>();
+        for (int i = 0; i < _slotCount; i++)
+        {
+            if (_slots[i]?.OpenDriver is { } driver)
+            {
+                drivers.Add(driver);
+                _ = driver.CloseAsync(status, reason);
+            }
+        }
+
+        done.TrySetResult(drivers);
     }
 
     private void ReleaseListener()
@@ -388,4 +425,6 @@ internal sealed unsafe class EventLoop : IDisposable
 
         return _slotCount++;
     }
+
+    private sealed record CloseAllRequest(CloseStatus Status, string Reason, TaskCompletionSource<List<WebSocketDriver>> Done);
 }

@@ -13,6 +13,7 @@ internal sealed class LeanServerCore : IDisposable
     private readonly Func<LeanWebSocketRequest, WebSocketFrameSender, IWebSocketFrameListener> _factory;
     private readonly ConcurrentDictionary<WebSocketDriver, byte> _open = new();
     private readonly Socket _listener;
+    private int _openCount;
 
     public LeanServerCore(
         LeanWebSocketServerOptions options, Func<LeanWebSocketRequest, WebSocketFrameSender, IWebSocketFrameListener> factory)
@@ -74,15 +75,32 @@ internal sealed class LeanServerCore : IDisposable
 
     public int ListenerFd { get; }
 
-    public ICollection<WebSocketDriver> Open => _open.Keys;
+    /// <summary>The TLS websockets open now (the loops know their own).</summary>
+    public ICollection<WebSocketDriver> OpenTls => _open.Keys;
 
-    public int OpenCount => _open.Count;
+    public int OpenCount => Volatile.Read(ref _openCount);
+
+    public void OnWebSocketOpened() => Interlocked.Increment(ref _openCount);
+
+    public void OnWebSocketEnded(bool admitted)
+    {
+        Interlocked.Decrement(ref _openCount);
+        Leave(admitted);
+    }
 
     public IWebSocketFrameListener CreateListener(LeanWebSocketRequest request, WebSocketFrameSender sender) => _factory(request, sender);
 
-    public void Track(WebSocketDriver driver) => _open.TryAdd(driver, 0);
+    public void TrackTls(WebSocketDriver driver)
+    {
+        _open.TryAdd(driver, 0);
+        OnWebSocketOpened();
+    }
 
-    public void Untrack(WebSocketDriver driver) => _open.TryRemove(driver, out _);
+    public void UntrackTls(WebSocketDriver driver)
+    {
+        _open.TryRemove(driver, out _);
+        Interlocked.Decrement(ref _openCount);
+    }
 
     public void ServeTls(int fd, IPEndPoint? remote) => _ = Tls.TlsConnection.ServeAsync(this, fd, remote);
 

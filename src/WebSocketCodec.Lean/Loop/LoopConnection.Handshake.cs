@@ -95,23 +95,18 @@ internal sealed partial class LoopConnection
             return;
         }
 
-        if (admitted)
-        {
-            server.Admission?.LeaveWhenEnded(driver);
-        }
-
+        _admitted = admitted; // left when the websocket ends (OnCompleted)
+        _remote = null;
         _driver = driver;
         _state = State.Open;
-        lock (_sync)
+        lock (this)
         {
             Http1Handshake.WriteResponse(this, decision);
         }
 
         Flush(); // the 101 goes out with whatever the websocket's first read produces
-        server.Track(driver);
-        driver.Completion.ContinueWith(
-            static (_, state) => ((LoopConnection)state!).Request(RequestEnded), this,
-            CancellationToken.None, TaskContinuationOptions.ExecuteSynchronously, TaskScheduler.Default);
+        server.OnWebSocketOpened();
+        driver.Completion.ConfigureAwait(false).GetAwaiter().UnsafeOnCompleted(OnCompleted); // one delegate, no task
         driver.Start(listener);
         if (!behind.IsEmpty)
         {
@@ -128,7 +123,7 @@ internal sealed partial class LoopConnection
     {
         ReturnHead();
         _state = State.Refusing;
-        lock (_sync)
+        lock (this)
         {
             Http1Handshake.WriteResponse(this, decision);
             _endRequested = true;
@@ -163,7 +158,7 @@ internal sealed partial class LoopConnection
     /// <summary>Marks what was written for sending: at the end of the loop's iteration.</summary>
     private void Flush()
     {
-        lock (_sync)
+        lock (this)
         {
             _output.MarkFlushed();
         }

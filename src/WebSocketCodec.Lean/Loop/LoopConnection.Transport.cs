@@ -23,7 +23,7 @@ internal sealed partial class LoopConnection : IWebSocketTransport, IBufferWrite
 
     public Memory<byte> GetOutputMemory(int sizeHint)
     {
-        lock (_sync)
+        lock (this)
         {
             // After the close nothing is sent: a writer still appending writes into memory no one reads.
             return _fd < 0 ? new byte[Math.Max(sizeHint, 256)] : _output.GetMemory(sizeHint);
@@ -32,7 +32,7 @@ internal sealed partial class LoopConnection : IWebSocketTransport, IBufferWrite
 
     public void AdvanceOutput(int count)
     {
-        lock (_sync)
+        lock (this)
         {
             if (_fd >= 0)
             {
@@ -41,7 +41,7 @@ internal sealed partial class LoopConnection : IWebSocketTransport, IBufferWrite
         }
     }
 
-    Memory<byte> IBufferWriter<byte>.GetMemory(int sizeHint) => _output.GetMemory(sizeHint); // under _sync (handshake)
+    Memory<byte> IBufferWriter<byte>.GetMemory(int sizeHint) => _output.GetMemory(sizeHint); // under the lock (handshake)
 
     Span<byte> IBufferWriter<byte>.GetSpan(int sizeHint) => _output.GetMemory(sizeHint).Span;
 
@@ -50,7 +50,7 @@ internal sealed partial class LoopConnection : IWebSocketTransport, IBufferWrite
     public ValueTask<bool> FlushAsync()
     {
         bool onLoop = _loop.IsOnLoop;
-        lock (_sync)
+        lock (this)
         {
             if (_fd < 0)
             {
@@ -88,7 +88,7 @@ internal sealed partial class LoopConnection : IWebSocketTransport, IBufferWrite
     public void CancelPendingFlush()
     {
         bool complete;
-        lock (_sync)
+        lock (this)
         {
             complete = TakePendingFlushLocked();
         }
@@ -110,7 +110,7 @@ internal sealed partial class LoopConnection : IWebSocketTransport, IBufferWrite
         // here for a peer that does not read: the driver tears such a peer down).
         bool onLoop = _loop.IsOnLoop;
         int complete = 0;
-        lock (_sync)
+        lock (this)
         {
             if (_fd < 0)
             {
@@ -141,7 +141,7 @@ internal sealed partial class LoopConnection : IWebSocketTransport, IBufferWrite
     public void Abort()
     {
         bool complete;
-        lock (_sync)
+        lock (this)
         {
             if (_fd < 0)
             {
@@ -167,7 +167,7 @@ internal sealed partial class LoopConnection : IWebSocketTransport, IBufferWrite
         _paused = false;
         if (_readsOff && !_stoppedReading && !_inputEnded)
         {
-            lock (_sync)
+            lock (this)
             {
                 _readsOff = false;
                 UpdateInterestLocked(0);
@@ -178,7 +178,7 @@ internal sealed partial class LoopConnection : IWebSocketTransport, IBufferWrite
     public void StopReading()
     {
         _stoppedReading = true;
-        lock (_sync)
+        lock (this)
         {
             _readsOff = true;
             UpdateInterestLocked(0);
@@ -192,7 +192,7 @@ internal sealed partial class LoopConnection : IWebSocketTransport, IBufferWrite
     {
         int complete;
         bool closeNow = false;
-        lock (_sync)
+        lock (this)
         {
             if (_fd < 0)
             {

@@ -11,8 +11,8 @@ namespace WebSocketCodec.Lean.Loop;
 /// One accepted connection of an <see cref="EventLoop"/>: its opening handshake (the head parsed from the loop's
 /// receive buffer, copied only while incomplete), then its websocket as a host of the core's driver: each read goes
 /// from the shared buffer straight into <see cref="WebSocketDriver.Receive(Span{byte})"/>, which parses it in place
-/// and keeps only a partial frame. Everything on the socket's descriptor happens under <see cref="_sync"/> and only
-/// while it is open; the descriptor is closed on the loop.
+/// and keeps only a partial frame. Everything on the socket's descriptor happens under the connection's lock (the
+/// object itself: one object fewer per websocket) and only while it is open; the descriptor is closed on the loop.
 /// </summary>
 internal sealed partial class LoopConnection
 {
@@ -28,9 +28,8 @@ internal sealed partial class LoopConnection
 
     private readonly EventLoop _loop;
     private readonly int _slot;
-    private readonly object _sync = new();
     private readonly SocketOutput _output;
-    private readonly IPEndPoint? _remote;
+    private IPEndPoint? _remote; // until the handshake hands it to the application
     private int _fd;
     private State _state;
     private uint _mask = ReadEvents;   // the events registered with epoll
@@ -45,6 +44,7 @@ internal sealed partial class LoopConnection
     private int _drained;
     private int _requests;
     private WebSocketDriver? _driver;
+    private bool _admitted;
 
     public LoopConnection(EventLoop loop, int fd, int slot, IPEndPoint? remote)
     {
@@ -63,6 +63,9 @@ internal sealed partial class LoopConnection
         Ending,
         Closed,
     }
+
+    /// <summary>The websocket while it runs (loop only).</summary>
+    public WebSocketDriver? OpenDriver => _state == State.Open ? _driver : null;
 
     /// <summary>Whether the loop writes this connection's output at the end of the iteration (loop only).</summary>
     public bool IsDirty { get; set; }
@@ -164,7 +167,7 @@ internal sealed partial class LoopConnection
     public unsafe void CloseNow(bool reset)
     {
         bool completeFlush;
-        lock (_sync)
+        lock (this)
         {
             if (_fd < 0)
             {
@@ -194,7 +197,6 @@ internal sealed partial class LoopConnection
 
         if (_driver is { } driver)
         {
-            Server.Untrack(driver);
             if (!_inputEnded && was == State.Open)
             {
                 _inputEnded = true;
@@ -217,7 +219,7 @@ internal sealed partial class LoopConnection
         if (_paused || _stoppedReading || _inputEnded)
         {
             // Paused lazily: epoll stops reporting input only when some arrives while paused.
-            lock (_sync)
+            lock (this)
             {
                 _readsOff = true;
                 UpdateInterestLocked(events);
@@ -247,7 +249,7 @@ internal sealed partial class LoopConnection
         }
 
         _inputEnded = true;
-        lock (_sync)
+        lock (this)
         {
             _readsOff = true;
             UpdateInterestLocked(0);
@@ -263,6 +265,14 @@ internal sealed partial class LoopConnection
         }
     }
 
+    /// <summary>The websocket has ended (any thread): it leaves the cap and the count at once; the loop closes the
+    /// descriptor once our last bytes are sent.</summary>
+    private void OnCompleted()
+    {
+        Server.OnWebSocketEnded(_admitted);
+        Request(RequestEnded);
+    }
+
     private void OnEnded()
     {
         if (_state == State.Closed)
@@ -272,7 +282,7 @@ internal sealed partial class LoopConnection
 
         _state = State.Ending;
         bool drained;
-        lock (_sync)
+        lock (this)
         {
             _output.MarkFlushed();
             drained = _fd < 0 || _output.Unsent == 0;

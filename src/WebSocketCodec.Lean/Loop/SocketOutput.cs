@@ -19,8 +19,8 @@ internal sealed class SocketOutput
 
     private readonly ChunkPool _pool;
 
-    private byte[]?[] _arrays = new byte[]?[4];
-    private int[] _ends = new int[4];
+    private byte[]?[] _arrays = new byte[]?[2];
+    private int[] _ends = new int[2];
     private int _head;       // ring index of the oldest chunk
     private int _count;      // chunks in the ring
     private int _headSent;   // bytes of the head chunk already sent

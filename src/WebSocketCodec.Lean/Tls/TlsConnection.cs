@@ -109,14 +109,14 @@ internal static class TlsConnection
 
             Http1Handshake.WriteResponse(transport.Output, decision);
             await transport.Output.FlushAsync().ConfigureAwait(false);
-            server.Track(websocket.Driver);
+            server.TrackTls(websocket.Driver);
             try
             {
                 await websocket.RunAsync(listener).ConfigureAwait(false);
             }
             finally
             {
-                server.Untrack(websocket.Driver);
+                server.UntrackTls(websocket.Driver);
             }
         }
         finally

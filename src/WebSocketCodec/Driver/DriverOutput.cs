@@ -22,8 +22,7 @@ internal sealed class DriverOutput : IBufferWriter<byte>
     private readonly ArrayPool<byte> _pool;
     private readonly long _high;
     private readonly long _low;
-    private readonly Action<bool>? _writabilityChanged;
-    private readonly Action? _flushEnded;
+    private readonly WebSocketDriver? _driver; // told of writability changes and of each flush's end
 
     private SideBuffer? _sideWriter;
     private ArrayBufferWriter<byte>? _discard;
@@ -35,7 +34,7 @@ internal sealed class DriverOutput : IBufferWriter<byte>
     private bool _writable = true;
     private long _target;
     private ValueTask<bool> _pending;
-    private readonly Action _resume;
+    private Action? _resume; // made on the first flush the transport holds back
     private TaskCompletionSource? _drained;       // completed when no flush is under way any more
     private Queue<(long Target, TaskCompletionSource<bool> Done)>? _flushWaiters; // in order of target
     private TaskCompletionSource? _writableAgain; // completed when writable again (or ended)
@@ -45,18 +44,14 @@ internal sealed class DriverOutput : IBufferWriter<byte>
     private int _handOver;                        // 1: a flusher left the end of a flush to the dispatching loop
     private ValueTask<bool> _handedOver;          // that flush (completed)
 
-    public DriverOutput(
-        IWebSocketTransport transport, long highWaterMark, long lowWaterMark, ArrayPool<byte> pool, Action<bool>? writabilityChanged,
-        Action? flushEnded = null)
+    public DriverOutput(IWebSocketTransport transport, long highWaterMark, long lowWaterMark, ArrayPool<byte> pool, WebSocketDriver? driver)
     {
-        _flushEnded = flushEnded;
+        _driver = driver;
         _transport = transport;
         _pool = pool;
         _direct = new PortWriter(transport);
         _high = highWaterMark;
         _low = lowWaterMark;
-        _writabilityChanged = writabilityChanged;
-        _resume = Resume;
     }
 
     /// <summary>The lock every append takes (the read loop holds it for one read's dispatch, never across a flush).</summary>
@@ -202,7 +197,7 @@ internal sealed class DriverOutput : IBufferWriter<byte>
     }
 
     /// <summary>Reports a change of writability (outside <see cref="Sync"/>).</summary>
-    public void ReportWritability(bool writable) => _writabilityChanged?.Invoke(writable);
+    public void ReportWritability(bool writable) => _driver?.OnWritabilityChanged(writable);
 
     /// <summary>Starts flushing what was appended unless a flush is under way (that one takes these bytes when the
     /// transport has taken the earlier ones). Never waits and allocates nothing; call it outside <see cref="Sync"/>.
@@ -434,7 +429,7 @@ internal sealed class DriverOutput : IBufferWriter<byte>
             {
                 Volatile.Write(ref _heldBack, true);
                 _pending = flush;
-                flush.ConfigureAwait(false).GetAwaiter().UnsafeOnCompleted(_resume);
+                flush.ConfigureAwait(false).GetAwaiter().UnsafeOnCompleted(_resume ??= Resume);
                 return;
             }
 
@@ -566,7 +561,7 @@ internal sealed class DriverOutput : IBufferWriter<byte>
                 ReportWritability(true);
             }
 
-            _flushEnded?.Invoke();
+            _driver?.OnFlushEnded();
             return false;
         }
 

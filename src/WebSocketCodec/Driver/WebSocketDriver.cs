@@ -63,8 +63,7 @@ public sealed partial class WebSocketDriver : IWebSocketGroupMember, IDisposable
         // The side buffer is transport memory (as a pipe's segments are), not the session pool's gathered frames and
         // messages: it comes from the shared pool, bounded by the high water mark.
         _output = new DriverOutput(
-            transport, settings.OutboundHighWaterMark, settings.OutboundLowWaterMark, System.Buffers.ArrayPool<byte>.Shared,
-            OnWritabilityChanged, OnFlushEnded);
+            transport, settings.OutboundHighWaterMark, settings.OutboundLowWaterMark, System.Buffers.ArrayPool<byte>.Shared, this);
         // Every call into the session happens under the output's lock, so it writes its control frames straight into
         // the output, in order with the application's frames.
         _session = new WebSocketSession(role, settings) { Output = _output };
@@ -319,7 +318,7 @@ public sealed partial class WebSocketDriver : IWebSocketGroupMember, IDisposable
         }
     }
 
-    private void OnWritabilityChanged(bool writable)
+    internal void OnWritabilityChanged(bool writable)
     {
         if ((writable || _output.IsEnded) && Volatile.Read(ref _readPaused) != 0)
         {
@@ -383,7 +382,7 @@ public sealed partial class WebSocketDriver : IWebSocketGroupMember, IDisposable
         WritabilityChanged?.Invoke(this, writable);
     }
 
-    private void OnFlushEnded()
+    internal void OnFlushEnded()
     {
         if (Volatile.Read(ref _readPaused) != 0)
         {

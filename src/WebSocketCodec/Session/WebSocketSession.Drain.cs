@@ -29,9 +29,9 @@ public sealed partial class WebSocketSession
         // The refused header starts in the carry (a header cut between inputs) or at the offset.
         byte refusedFirst = !atHeader ? (byte)0 : _carry.Length > 0 ? _carry.First : input[offset];
         _carry.Clear();
-        if (_gather.IsActive)
+        if (_gather is { IsActive: true })
         {
-            _gather.Release();
+            _gather?.Release();
         }
 
         if (State == WebSocketSessionState.Open)
@@ -77,7 +77,7 @@ public sealed partial class WebSocketSession
         offset += rest.Length;
         if (status == OperationStatus.NeedMoreData)
         {
-            _gather.Append(rest);
+            _gather!.Append(rest);
         }
 
         return false;
@@ -87,7 +87,7 @@ public sealed partial class WebSocketSession
     {
         _frameHeader = header;
         _gatherStartedAt = _lastReceived; // the time of the input being received
-        _gather.Start(header.PayloadLength);
+        (_gather ??= new FrameGather(_pool)).Start(header.PayloadLength);
     }
 
     /// <summary>Discards input after the connection was failed; past <see cref="WebSocketSessionOptions.MaxDrainBytes"/>

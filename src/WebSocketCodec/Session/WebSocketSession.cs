@@ -22,7 +22,7 @@ public sealed partial class WebSocketSession : IDisposable
     private readonly WebSocketSessionOptions _options;
     private ArrayBufferWriter<byte>? _pending; // made on first use: drivers that set Output never need it
 
-    private readonly FrameGather _gather;
+    private FrameGather? _gather; // made for the first frame that arrives across reads
     private FrameHeader _frameHeader;
     private HeaderCarry _carry;
     private int _handlerInputEnd;
@@ -47,7 +47,6 @@ public sealed partial class WebSocketSession : IDisposable
         _encoder = new FrameEncoder(role, maskKeys);
         _pool = _options.Pool ?? ArrayPool<byte>.Shared;
         _time = _options.TimeProvider ?? TimeProvider.System;
-        _gather = new FrameGather(_pool);
         _lastReceived = _lastPing = _time.GetTimestamp();
     }
 
@@ -185,7 +184,7 @@ public sealed partial class WebSocketSession : IDisposable
             Span<byte> rest = input.Slice(offset);
             FrameHeader header;
             Span<byte> payload;
-            if (_gather.IsActive)
+            if (_gather is { IsActive: true })
             {
                 int take = (int)Math.Min(rest.Length, _decoder.PayloadRemaining);
                 Span<byte> chunk = rest.Slice(0, take);
@@ -196,7 +195,7 @@ public sealed partial class WebSocketSession : IDisposable
                     return Violated(input, offset, _frameHeader, out consumed);
                 }
 
-                _gather.Append(chunk);
+                _gather!.Append(chunk);
                 if (chunkStatus == OperationStatus.NeedMoreData)
                 {
                     if (FrameTooSlow(receivedAt))
@@ -210,7 +209,7 @@ public sealed partial class WebSocketSession : IDisposable
                 }
 
                 header = _frameHeader;
-                payload = _gather.Complete();
+                payload = _gather!.Complete();
             }
             else if (_carry.Length > 0)
             {
@@ -300,9 +299,9 @@ public sealed partial class WebSocketSession : IDisposable
             }
 
             bool goOn = OnFrame(header, payload, ref handler);
-            if (_gather.IsActive)
+            if (_gather is { IsActive: true })
             {
-                _gather.Release();
+                _gather?.Release();
             }
 
             if (inflated && !_inflatingMessage)
@@ -328,9 +327,9 @@ public sealed partial class WebSocketSession : IDisposable
     /// discarded there and counts against <see cref="WebSocketSessionOptions.MaxDrainBytes"/>).</returns>
     public int OnHandlerFailed(CloseStatus status = CloseStatus.InternalError, string? reason = "internal error")
     {
-        if (_gather.IsActive)
+        if (_gather is { IsActive: true })
         {
-            _gather.Release();
+            _gather?.Release();
         }
 
         WritePendingPong();
@@ -371,7 +370,7 @@ public sealed partial class WebSocketSession : IDisposable
     public void Abort()
     {
         State = WebSocketSessionState.Closed;
-        _gather.Release();
+        _gather?.Release();
         ReleaseInflater();
     }
 
@@ -555,14 +554,14 @@ public sealed partial class WebSocketSession : IDisposable
         }
 
         TimeSpan elapsed = _time.GetElapsedTime(_gatherStartedAt, now);
-        return elapsed > WebSocketSessionOptions.MinFrameDataRateGracePeriod && _gather.Filled < rate * elapsed.TotalSeconds;
+        return elapsed > WebSocketSessionOptions.MinFrameDataRateGracePeriod && (_gather?.Filled ?? 0) < rate * elapsed.TotalSeconds;
     }
 
     private SessionTimerResult EndBy(SessionTimerResult reason)
     {
         Timeout = reason;
         State = WebSocketSessionState.Closed;
-        _gather.Release();
+        _gather?.Release();
         return reason;
     }
 
