@@ -70,6 +70,9 @@ public sealed class LeanWebSocketServer : IAsyncDisposable
     /// <summary>The websockets open now.</summary>
     public int OpenWebSockets => _core.OpenCount;
 
+    /// <summary>The connections open now: websockets, and handshakes or refusals in progress.</summary>
+    public int OpenConnections => _core.ConnectionCount;
+
     /// <summary>Starts a server whose websockets run the callbacks API: <paramref name="listenerFactory"/> gets each
     /// accepted request and its websocket's frame sender, on the websocket's loop before its first read, and returns the
     /// websocket's listener (a throw refuses the handshake with 500).</summary>

@@ -1,5 +1,6 @@
 using System.Buffers;
 using System.Collections.Concurrent;
+using System.Diagnostics.Metrics;
 using System.Net;
 using System.Net.Security;
 using System.Net.Sockets;
@@ -13,7 +14,14 @@ internal sealed class LeanServerCore : IDisposable
     private readonly Func<LeanWebSocketRequest, WebSocketFrameSender, IWebSocketFrameListener> _factory;
     private readonly ConcurrentDictionary<WebSocketDriver, byte> _open = new();
     private readonly Socket _listener;
+    /// <summary>Under the WebSocketCodec meter, as Kestrel's <c>kestrel.active_connections</c>, tagged with the
+    /// listening port (<c>server.port</c>).</summary>
+    private static readonly UpDownCounter<long> ActiveConnections = new Meter(WebSocketTelemetry.Name).CreateUpDownCounter<long>(
+        "websocketcodec.lean.connections.active", "{connection}", "Connections of the lean transport open now (handshakes included).");
+
+    private readonly KeyValuePair<string, object?> _portTag;
     private int _openCount;
+    private int _connectionCount;
 
     public LeanServerCore(
         LeanWebSocketServerOptions options, Func<LeanWebSocketRequest, WebSocketFrameSender, IWebSocketFrameListener> factory)
@@ -55,6 +63,7 @@ internal sealed class LeanServerCore : IDisposable
         }
 
         EndPoint = (IPEndPoint)_listener.LocalEndPoint!;
+        _portTag = new KeyValuePair<string, object?>("server.port", EndPoint.Port);
         ListenerFd = (int)_listener.SafeHandle.DangerousGetHandle();
     }
 
@@ -79,6 +88,21 @@ internal sealed class LeanServerCore : IDisposable
     public ICollection<WebSocketDriver> OpenTls => _open.Keys;
 
     public int OpenCount => Volatile.Read(ref _openCount);
+
+    /// <summary>Accepted connections not yet closed (handshakes and refusals in progress included).</summary>
+    public int ConnectionCount => Volatile.Read(ref _connectionCount);
+
+    public void OnConnectionOpened()
+    {
+        Interlocked.Increment(ref _connectionCount);
+        ActiveConnections.Add(1, _portTag);
+    }
+
+    public void OnConnectionClosed()
+    {
+        Interlocked.Decrement(ref _connectionCount);
+        ActiveConnections.Add(-1, _portTag);
+    }
 
     public void OnWebSocketOpened() => Interlocked.Increment(ref _openCount);
 

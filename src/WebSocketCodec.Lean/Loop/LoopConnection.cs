@@ -77,6 +77,7 @@ internal sealed partial class LoopConnection
 
     public unsafe void OnAccepted()
     {
+        Server.OnConnectionOpened();
         int on = 1;
         Libc.setsockopt(_fd, Libc.IPPROTO_TCP, Libc.TCP_NODELAY, &on, sizeof(int));
         _deadline = Stopwatch.GetTimestamp() + (long)(Server.Accept.HandshakeTimeout.TotalSeconds * Stopwatch.Frequency);
@@ -188,6 +189,7 @@ internal sealed partial class LoopConnection
 
         ReturnHead();
         _loop.Release(_slot);
+        Server.OnConnectionClosed();
         State was = _state;
         _state = State.Closed;
         if (completeFlush)

@@ -18,6 +18,19 @@ internal static class TlsConnection
 {
     public static async Task ServeAsync(LeanServerCore server, int fd, IPEndPoint? remote)
     {
+        server.OnConnectionOpened();
+        try
+        {
+            await ServeCoreAsync(server, fd, remote).ConfigureAwait(false);
+        }
+        finally
+        {
+            server.OnConnectionClosed();
+        }
+    }
+
+    private static async Task ServeCoreAsync(LeanServerCore server, int fd, IPEndPoint? remote)
+    {
         await Task.Yield(); // off the loop
         var handle = new SafeSocketHandle(fd, ownsHandle: true); // closes the descriptor once, whatever happens
         Socket socket;

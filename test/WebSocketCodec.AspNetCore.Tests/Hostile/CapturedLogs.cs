@@ -13,6 +13,9 @@ public sealed class CapturedLogs : ILoggerProvider
 
     public ILogger CreateLogger(string categoryName) => new Logger(categoryName, _entries);
 
+    /// <summary>Keeps a failure a host reported without a logger (the lean transport's <c>OnError</c>).</summary>
+    public void Record(Exception error) => _entries.Enqueue($"Error: {error}");
+
     public void Dispose()
     {
     }

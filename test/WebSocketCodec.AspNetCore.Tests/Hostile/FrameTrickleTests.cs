@@ -14,6 +14,7 @@ public sealed class FrameTrickleTests(ITestOutputHelper output)
     [Theory]
     [InlineData(HostilePath.Endpoint)]
     [InlineData(HostilePath.FastPath)]
+    [InlineData(HostilePath.Lean)]
     public async Task AFrameTrickledForeverIsGivenUp(HostilePath path)
     {
         using var bound = new CancellationTokenSource(TimeSpan.FromSeconds(20));

@@ -12,6 +12,7 @@ public sealed class HeaderTrickleTests(ITestOutputHelper output)
     [Theory]
     [InlineData(HostilePath.Endpoint)]
     [InlineData(HostilePath.FastPath)]
+    [InlineData(HostilePath.Lean)]
     public async Task ATrickledHeadIsClosedAtTheHandshakeDeadline(HostilePath path)
     {
         using var bound = new CancellationTokenSource(TimeSpan.FromSeconds(20));

@@ -8,13 +8,14 @@ using Microsoft.AspNetCore.Server.Kestrel.Core;
 using Microsoft.Extensions.DependencyInjection;
 using Microsoft.Extensions.Logging;
 using WebSocketCodec.AspNetCore;
+using WebSocketCodec.Lean;
 using WebSocketCodec.Pipelines;
 
 namespace WebSocketCodec.AspNetCore.Tests.Hostile;
 
 /// <summary>
-/// One Kestrel serving an echo at <c>/echo</c> on both hosts: the endpoint (HTTP/1.1 and h2c on one port) and the fast
-/// path (a port of its own), with a <see cref="CountingPool"/> under every websocket and short timeouts in place of
+/// One Kestrel serving an echo at <c>/echo</c> on both its hosts, the endpoint (HTTP/1.1 and h2c on one port) and the
+/// fast path (a port of its own), and the same echo on the lean transport (a port of its own), with a <see cref="CountingPool"/> under every websocket and short timeouts in place of
 /// the defaults that would make a test slow. It counts its own open websockets and Kestrel connections (not the
 /// process-wide metric, so the hostile tests run in parallel with the rest), records how each websocket ended, and
 /// keeps what it logs at Warning and above.
@@ -40,6 +41,8 @@ public sealed class HostileServer : IAsyncDisposable
     private readonly MeterListener _meters = new();
     private WebApplication? _app;
     private int _fastPort;
+    private LeanWebSocketServer? _lean;
+    private volatile int _leanPort = -1;
     private int _sharedPort;
 
     private HostileServer(WebSocketSessionOptions session) => Session = session with { Pool = Pool };
@@ -57,7 +60,8 @@ public sealed class HostileServer : IAsyncDisposable
 
     public CapturedLogs Logs { get; } = new();
 
-    public IPEndPoint EndPoint(HostilePath path) => new(IPAddress.Loopback, path == HostilePath.FastPath ? _fastPort : _sharedPort);
+    public IPEndPoint EndPoint(HostilePath path) => new(
+        IPAddress.Loopback, path switch { HostilePath.FastPath => _fastPort, HostilePath.Lean => _lean!.EndPoint.Port, _ => _sharedPort });
 
     public Uri Url(HostilePath path) => new($"ws://127.0.0.1:{EndPoint(path).Port}/echo");
 
@@ -151,21 +155,53 @@ public sealed class HostileServer : IAsyncDisposable
         object meterFactory = app.Services.GetRequiredService<IMeterFactory>();
         _meters.InstrumentPublished = (instrument, listener) =>
         {
-            if (ReferenceEquals(instrument.Meter.Scope, meterFactory) && instrument.Name == "kestrel.active_connections")
+            if ((ReferenceEquals(instrument.Meter.Scope, meterFactory) && instrument.Name == "kestrel.active_connections")
+                || instrument.Name == "websocketcodec.lean.connections.active")
             {
                 listener.EnableMeasurementEvents(instrument);
             }
         };
-        _meters.SetMeasurementEventCallback<long>((_, delta, _, _) => Connections.Add(delta));
+        _meters.SetMeasurementEventCallback<long>((instrument, delta, tags, _) =>
+        {
+            // The lean transport's instrument is process-wide: this server's lean connections are those of its port.
+            if (instrument.Name == "kestrel.active_connections" || IsLeanPort(tags))
+            {
+                Connections.Add(delta);
+            }
+        });
         _meters.Start();
         await app.StartAsync();
         _app = app;
+        var leanAccept = new WebSocketAcceptOptions();
+        accept(leanAccept);
+        _lean = LeanWebSocketServer.Start(
+            new LeanWebSocketServerOptions { Accept = leanAccept, Path = "/echo", LoopCount = 2, OnError = error => Logs.Record(error) },
+            (_, sender) => Echo(sender));
+        _leanPort = _lean.EndPoint.Port;
         _fastPort = fast!.IPEndPoint!.Port;
         _sharedPort = app.Urls.Select(url => new Uri(url).Port).First(port => port != _fastPort);
     }
 
+    private bool IsLeanPort(ReadOnlySpan<KeyValuePair<string, object?>> tags)
+    {
+        foreach (KeyValuePair<string, object?> tag in tags)
+        {
+            if (tag.Key == "server.port" && tag.Value is int port && port == _leanPort)
+            {
+                return true;
+            }
+        }
+
+        return false;
+    }
+
     public async ValueTask DisposeAsync()
     {
+        if (_lean is not null)
+        {
+            await _lean.DisposeAsync();
+        }
+
         if (_app is not null)
         {
             await _app.StopAsync();

@@ -24,6 +24,7 @@ public sealed class NeverReadingTests(ITestOutputHelper output)
     [Theory]
     [InlineData(HostilePath.Endpoint)]
     [InlineData(HostilePath.FastPath)]
+    [InlineData(HostilePath.Lean)]
     public async Task APeerThatNeverReadsIsClosedBy1008ThenAborted(HostilePath path)
     {
         using var bound = new CancellationTokenSource(TimeSpan.FromSeconds(20));

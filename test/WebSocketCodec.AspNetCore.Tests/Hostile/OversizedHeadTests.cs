@@ -12,6 +12,7 @@ public sealed class OversizedHeadTests(ITestOutputHelper output)
     [Theory]
     [InlineData(HostilePath.Endpoint)]
     [InlineData(HostilePath.FastPath)]
+    [InlineData(HostilePath.Lean)]
     public async Task AHeadThatNeverEndsGets431AndTheConnectionCloses(HostilePath path)
     {
         using var bound = new CancellationTokenSource(TimeSpan.FromSeconds(20));

@@ -19,6 +19,7 @@ public sealed class ResetTests(ITestOutputHelper output)
     [Theory]
     [InlineData(HostilePath.Endpoint)]
     [InlineData(HostilePath.FastPath)]
+    [InlineData(HostilePath.Lean)]
     public async Task AResetMidHandshakeEndsTheConnection(HostilePath path)
     {
         using var bound = new CancellationTokenSource(TimeSpan.FromSeconds(20));
@@ -40,6 +41,7 @@ public sealed class ResetTests(ITestOutputHelper output)
     [Theory]
     [InlineData(HostilePath.Endpoint)]
     [InlineData(HostilePath.FastPath)]
+    [InlineData(HostilePath.Lean)]
     public async Task AResetMidFrameEndsTheWebSocketAndReturnsItsBuffers(HostilePath path)
     {
         using var bound = new CancellationTokenSource(TimeSpan.FromSeconds(20));

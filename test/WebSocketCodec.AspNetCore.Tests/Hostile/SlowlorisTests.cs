@@ -13,6 +13,7 @@ public sealed class SlowlorisTests(ITestOutputHelper output)
     [Theory]
     [InlineData(HostilePath.Endpoint)]
     [InlineData(HostilePath.FastPath)]
+    [InlineData(HostilePath.Lean)]
     public async Task StalledHandshakesAreAllClosedAtTheDeadlineAndAWellBehavedWebSocketIsServed(HostilePath path)
     {
         using var bound = new CancellationTokenSource(TimeSpan.FromSeconds(20));
