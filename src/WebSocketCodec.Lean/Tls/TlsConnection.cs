@@ -53,8 +53,11 @@ internal static class TlsConnection
                 await ssl.AuthenticateAsServerAsync(server.TlsOptions!, deadline.Token).ConfigureAwait(false);
             }
 
+            // Left open by the pipes (a completed writer would dispose the stream, closing both directions where a
+            // violation's end must close ours alone): disposed below, when the websocket has ended.
             var transport = new StreamTransport(
                 ssl,
+                leaveOpen: true,
                 endOutput: () => EndOutputAsync(ssl, socket),
                 abort: socket.Dispose);
             await RunAsync(server, transport, remote).ConfigureAwait(false);

@@ -277,3 +277,10 @@ public sealed class Http2ConformanceTests(EchoServersFixture servers) : Conforma
 {
     protected override Task<RawWebSocket> OpenAsync(bool tls) => RawWebSocket.OpenHttp2Async(servers.Get(tls));
 }
+
+/// <summary>The conformance cases against the demo server on the lean transport (<c>--transport lean</c>: its epoll
+/// loops, its own HTTP/1.1 handshake; TLS through SslStream).</summary>
+public sealed class LeanConformanceTests(LeanEchoServersFixture servers) : ConformanceTests, IClassFixture<LeanEchoServersFixture>
+{
+    protected override Task<RawWebSocket> OpenAsync(bool tls) => RawWebSocket.OpenAsync(servers.Get(tls).Url, servers.Get(tls).EndPoint);
+}

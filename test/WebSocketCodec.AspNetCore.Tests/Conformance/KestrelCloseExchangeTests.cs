@@ -1,6 +1,7 @@
 using System.Threading.Channels;
 using Microsoft.AspNetCore.Builder;
 using WebSocketCodec.AspNetCore;
+using WebSocketCodec.Lean;
 using WebSocketCodec.Pipelines;
 using WebSocketCodec.Samples.EchoServer;
 using Xunit.Abstractions;
@@ -16,6 +17,8 @@ public sealed class CloseExchangeServers : IAsyncLifetime
     private WebApplication? _tls;
     private KestrelHost? _fastPlain;
     private KestrelHost? _fastTls;
+    private LeanWebSocketServer? _leanPlain;
+    private LeanWebSocketServer? _leanTls;
 
     public ActiveWebSocketsGauge Gauge { get; } = new();
 
@@ -23,6 +26,9 @@ public sealed class CloseExchangeServers : IAsyncLifetime
 
     /// <summary>The echo of the connection fast path (<c>UseWebSockets</c>), at <c>/fast</c>.</summary>
     public Uri FastPathUrl(bool tls) => (tls ? _fastTls! : _fastPlain!).WebSocketUrl("/fast");
+
+    /// <summary>The echo on the lean transport, at <c>/echo</c>.</summary>
+    public Uri LeanUrl(bool tls) => (tls ? _leanTls! : _leanPlain!).Uri;
 
     public ValueTask<ServerEnd> NextEndAsync(CancellationToken cancellationToken) => _ends.Reader.ReadAsync(cancellationToken);
 
@@ -32,7 +38,21 @@ public sealed class CloseExchangeServers : IAsyncLifetime
         _tls = await StartAsync(tls: true);
         _fastPlain = await StartFastPathAsync(tls: false);
         _fastTls = await StartFastPathAsync(tls: true);
+        _leanPlain = StartLean(tls: false);
+        _leanTls = StartLean(tls: true);
     }
+
+    private LeanWebSocketServer StartLean(bool tls) => LeanWebSocketServer.Start(
+        new LeanWebSocketServerOptions
+        {
+            Path = "/echo",
+            Accept = new WebSocketAcceptOptions { Session = new WebSocketSessionOptions { CloseTimeout = TimeSpan.FromSeconds(60) } },
+            Tls = tls ? new System.Net.Security.SslServerAuthenticationOptions { ServerCertificate = SelfSignedCertificate.Create() } : null,
+        },
+        (_, sender) => new WebSocketMessageListener<WebSocketFrameSender>(
+            sender,
+            static (s, type, payload) => s.Send(type == System.Net.WebSockets.WebSocketMessageType.Text ? WebSocketOpcode.Text : WebSocketOpcode.Binary, payload),
+            onClose: Record));
 
     private Task<KestrelHost> StartFastPathAsync(bool tls) => KestrelHost.StartAsync(
         tls: tls,
@@ -71,6 +91,14 @@ public sealed class CloseExchangeServers : IAsyncLifetime
             {
                 await app.StopAsync();
                 await app.DisposeAsync();
+            }
+        }
+
+        foreach (LeanWebSocketServer? lean in (LeanWebSocketServer?[])[_leanPlain, _leanTls])
+        {
+            if (lean is not null)
+            {
+                await lean.DisposeAsync();
             }
         }
 
@@ -152,6 +180,33 @@ public sealed class FastPathViolationEndTests(CloseExchangeServers servers, ITes
     protected override string Host => "kestrel fast path";
 
     protected override Task<RawWebSocket> OpenAsync(bool tls) => RawWebSocket.OpenAsync(servers.FastPathUrl(tls));
+
+    protected override Task<ServerEnd> NextServerEndAsync(CancellationToken cancellationToken) => servers.NextEndAsync(cancellationToken).AsTask();
+
+    protected override Task WhenNoWebSocketIsOpenAsync(CancellationToken cancellationToken) => servers.Gauge.WhenZeroAsync(cancellationToken);
+}
+
+/// <summary>The close exchanges on the lean transport: our FIN right after the exchange, the descriptor closed once
+/// it is sent.</summary>
+[Collection(nameof(CloseExchangeCollection))]
+public sealed class LeanCloseExchangeTests(CloseExchangeServers servers, ITestOutputHelper output) : CloseExchangeTests(output)
+{
+    protected override string Host => "lean";
+
+    protected override Task<RawWebSocket> OpenAsync(bool tls) => RawWebSocket.OpenAsync(servers.LeanUrl(tls));
+
+    protected override Task<ServerEnd> NextServerEndAsync(CancellationToken cancellationToken) => servers.NextEndAsync(cancellationToken).AsTask();
+
+    protected override Task WhenNoWebSocketIsOpenAsync(CancellationToken cancellationToken) => servers.Gauge.WhenZeroAsync(cancellationToken);
+}
+
+/// <summary>After a violation on the lean transport: FIN through the socket right after the Close.</summary>
+[Collection(nameof(CloseExchangeCollection))]
+public sealed class LeanViolationEndTests(CloseExchangeServers servers, ITestOutputHelper output) : ViolationEndTests(output)
+{
+    protected override string Host => "lean";
+
+    protected override Task<RawWebSocket> OpenAsync(bool tls) => RawWebSocket.OpenAsync(servers.LeanUrl(tls));
 
     protected override Task<ServerEnd> NextServerEndAsync(CancellationToken cancellationToken) => servers.NextEndAsync(cancellationToken).AsTask();
 

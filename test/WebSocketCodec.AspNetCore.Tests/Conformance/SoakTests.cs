@@ -6,8 +6,11 @@ namespace WebSocketCodec.AspNetCore.Tests.Conformance;
 /// A short soak over real sockets: random messages (fragmented or whole, Pings between fragments) sent to the demo
 /// server in random pieces, cleartext and TLS; every message is echoed whole and every Ping answered.
 /// </summary>
-public sealed class SoakTests(EchoServersFixture servers) : IClassFixture<EchoServersFixture>
+public abstract class SoakTests
 {
+    /// <summary>Opens a websocket to the echo of the server under test, in cleartext or over TLS.</summary>
+    protected abstract Task<RawWebSocket> OpenAsync(bool tls);
+
     [Theory]
     [InlineData(false, 11)]
     [InlineData(true, 12)]
@@ -47,7 +50,7 @@ public sealed class SoakTests(EchoServersFixture servers) : IClassFixture<EchoSe
         }
 
         wire.AddRange(WireFrames.ClientClose(1000));
-        await using RawWebSocket socket = await RawWebSocket.OpenAsync(servers.Get(tls));
+        await using RawWebSocket socket = await OpenAsync(tls);
         byte[] bytes = [.. wire];
         // Read while writing: the echoes (about a megabyte) must not wait for the sends to finish.
         var reading = socket.ReadUntilCloseAsync(answer: false);
@@ -70,4 +73,16 @@ public sealed class SoakTests(EchoServersFixture servers) : IClassFixture<EchoSe
 
         Assert.Equal(pings, before.Where(f => f.Opcode == WebSocketOpcode.Pong).Select(f => f.Payload));
     }
+}
+
+/// <summary>The soak against the demo server on Kestrel.</summary>
+public sealed class KestrelSoakTests(EchoServersFixture servers) : SoakTests, IClassFixture<EchoServersFixture>
+{
+    protected override Task<RawWebSocket> OpenAsync(bool tls) => RawWebSocket.OpenAsync(servers.Get(tls));
+}
+
+/// <summary>The soak against the demo server on the lean transport (<c>--transport lean</c>).</summary>
+public sealed class LeanSoakTests(LeanEchoServersFixture servers) : SoakTests, IClassFixture<LeanEchoServersFixture>
+{
+    protected override Task<RawWebSocket> OpenAsync(bool tls) => RawWebSocket.OpenAsync(servers.Get(tls).Url, servers.Get(tls).EndPoint);
 }
