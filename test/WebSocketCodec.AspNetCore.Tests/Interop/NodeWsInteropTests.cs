@@ -25,6 +25,20 @@ public sealed class NodeWsInteropTests(NodeFixture node, ITestOutputHelper outpu
         Assert.StartsWith("ok 16", text, StringComparison.Ordinal);
     }
 
+    [SkippableTheory]
+    [InlineData(false)]
+    [InlineData(true)]
+    public async Task WsClientGetsEveryMessageBackFromTheEchoServerOnTheLeanTransport(bool tls)
+    {
+        Skip.If(node.SkipReason is not null, node.SkipReason);
+
+        await using LeanEchoServerHost server = LeanEchoServerHost.Start(new EchoServerOptions { Port = 0, Transport = "lean", Tls = tls });
+        var (exit, text) = await node.RunAsync("node", $"echo-client.mjs {server.Url} {Sizes}", TimeSpan.FromSeconds(60));
+        output.WriteLine(text);
+        Assert.Equal(0, exit);
+        Assert.StartsWith("ok 16", text, StringComparison.Ordinal);
+    }
+
     [SkippableFact]
     public async Task OurClientGetsEveryMessageBackFromAWsServer()
     {

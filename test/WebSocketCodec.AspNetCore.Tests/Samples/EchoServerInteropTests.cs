@@ -10,13 +10,16 @@ namespace WebSocketCodec.AspNetCore.Tests.Samples;
 /// The core codec behind the demo server, against an independent peer: .NET's <see cref="ClientWebSocket"/>
 /// (ManagedWebSocket), and raw sockets for what no well-behaved client sends. Loopback only, every wait bounded.
 /// </summary>
-public sealed class EchoServerInteropTests : IAsyncLifetime
+public abstract class EchoServerInteropTests : IAsyncLifetime
 {
-    private EchoServerHost _server = null!;
+    private (Uri Url, IPEndPoint EndPoint, IAsyncDisposable Host) _server;
 
-    public async Task InitializeAsync() => _server = await EchoServerHost.StartAsync(new EchoServerOptions { Port = 0 });
+    /// <summary>Starts the server under test: its echo's URL and endpoint, and what stops it.</summary>
+    protected abstract Task<(Uri Url, IPEndPoint EndPoint, IAsyncDisposable Host)> StartAsync();
 
-    public async Task DisposeAsync() => await _server.DisposeAsync();
+    public async Task InitializeAsync() => _server = await StartAsync();
+
+    public async Task DisposeAsync() => await _server.Host.DisposeAsync();
 
     private static CancellationToken Timeout() => new CancellationTokenSource(TimeSpan.FromSeconds(20)).Token;
 
@@ -139,5 +142,25 @@ public sealed class EchoServerInteropTests : IAsyncLifetime
                 return (result.MessageType, data.ToArray());
             }
         }
+    }
+}
+
+/// <summary>The interop cases against the demo server on Kestrel.</summary>
+public sealed class KestrelEchoServerInteropTests : EchoServerInteropTests
+{
+    protected override async Task<(Uri Url, IPEndPoint EndPoint, IAsyncDisposable Host)> StartAsync()
+    {
+        EchoServerHost server = await EchoServerHost.StartAsync(new EchoServerOptions { Port = 0 });
+        return (server.Url, server.EndPoint, server);
+    }
+}
+
+/// <summary>The interop cases against the demo server on the lean transport (<c>--transport lean</c>).</summary>
+public sealed class LeanEchoServerInteropTests : EchoServerInteropTests
+{
+    protected override Task<(Uri Url, IPEndPoint EndPoint, IAsyncDisposable Host)> StartAsync()
+    {
+        LeanEchoServerHost server = LeanEchoServerHost.Start(new EchoServerOptions { Port = 0, Transport = "lean" });
+        return Task.FromResult<(Uri, IPEndPoint, IAsyncDisposable)>((server.Url, server.EndPoint, server));
     }
 }
