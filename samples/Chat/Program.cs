@@ -5,6 +5,8 @@ using WebSocketCodec.Samples.EchoServer;
 var host = new Option<string>("--host") { DefaultValueFactory = _ => "127.0.0.1", Description = "Address to listen on." };
 var port = new Option<int>("--port") { DefaultValueFactory = _ => 8080, Description = "Port to listen on (0: any free port)." };
 var tls = new Option<bool>("--tls") { Description = "Serve wss:// and https:// with a self-signed certificate made at start." };
+var transport = new Option<string>("--transport") { DefaultValueFactory = _ => "kestrel", Description = "kestrel (HTTP/1.1 and HTTP/2 websockets, the page at /) or lean (WebSocketCodec.Lean, Linux: HTTP/1.1 websockets at /chat/{room} only, no page)." };
+transport.AcceptOnlyFromAmong("kestrel", "lean");
 var slowConsumer = new Option<double?>("--slow-consumer-timeout") { Description = "Seconds a member's peer may take none of its output before it is closed with 1008 (default: the library's 30)." };
 slowConsumer.Validators.Add(result =>
 {
@@ -16,7 +18,7 @@ slowConsumer.Validators.Add(result =>
 
 var root = new RootCommand("WebSocketCodec chat: /chat/{room} relays every text message to everyone in the room; / serves a chat page (open it in a browser).")
 {
-    host, port, tls, slowConsumer,
+    host, port, tls, transport, slowConsumer,
 };
 root.SetAction((parseResult, cancellation) =>
 {
@@ -26,8 +28,11 @@ root.SetAction((parseResult, cancellation) =>
         options = options with { SlowConsumerTimeout = TimeSpan.FromSeconds(seconds) };
     }
 
-    return SampleHosting.RunAsync(
-        token => ChatServerHost.StartAsync(options, token), server => server.BaseUrl, (server, token) => server.WaitForShutdownAsync(token), cancellation);
+    return parseResult.GetValue(transport) == "lean"
+        ? SampleHosting.RunAsync(
+            _ => Task.FromResult(LeanChatServerHost.Start(options)), server => server.Url, (server, token) => server.WaitForShutdownAsync(token), cancellation)
+        : SampleHosting.RunAsync(
+            token => ChatServerHost.StartAsync(options, token), server => server.BaseUrl, (server, token) => server.WaitForShutdownAsync(token), cancellation);
 });
 
 return await root.Parse(args).InvokeAsync();

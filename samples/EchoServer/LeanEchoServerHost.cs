@@ -1,7 +1,6 @@
 using System.Net;
 using System.Net.Security;
 using System.Net.Sockets;
-using System.Runtime.InteropServices;
 using WebSocketCodec.Lean;
 
 namespace WebSocketCodec.Samples.EchoServer;
@@ -67,26 +66,8 @@ public sealed class LeanEchoServerHost : IAsyncDisposable
     }
 
     /// <summary>Waits for Ctrl+C, SIGTERM or <paramref name="cancellationToken"/>.</summary>
-    public async Task WaitForShutdownAsync(CancellationToken cancellationToken = default)
-    {
-        var stop = new TaskCompletionSource(TaskCreationOptions.RunContinuationsAsynchronously);
-        using var terminate = PosixSignalRegistration.Create(PosixSignal.SIGTERM, Stop);
-        using var interrupt = PosixSignalRegistration.Create(PosixSignal.SIGINT, Stop);
-        try
-        {
-            await stop.Task.WaitAsync(cancellationToken);
-        }
-        catch (OperationCanceledException)
-        {
-            // Stopping.
-        }
-
-        void Stop(PosixSignalContext context)
-        {
-            context.Cancel = true;
-            stop.TrySetResult();
-        }
-    }
+    [System.Diagnostics.CodeAnalysis.SuppressMessage("Performance", "CA1822", Justification = "An instance member, as the Kestrel host's.")]
+    public Task WaitForShutdownAsync(CancellationToken cancellationToken = default) => LeanSignals.WaitAsync(cancellationToken);
 
     /// <summary>Stops gracefully: open websockets get Close 1001 first.</summary>
     public ValueTask DisposeAsync() => _server.DisposeAsync();

@@ -30,6 +30,10 @@ public sealed class LeanWebSocketServerOptions
     /// <see cref="LeanWebSocketRequest.Path"/>).</summary>
     public string? Path { get; set; }
 
+    /// <summary>Which paths are served (404 for others) when more than one is: given the path (the target before
+    /// <c>?</c>), whether it is served. Used when <see cref="Path"/> is null; null with it serves every path.</summary>
+    public Func<string, bool>? IsPathServed { get; set; }
+
     /// <summary>TLS for every connection (<c>wss://</c>), through <see cref="SslStream"/>; null for cleartext. ALPN, when
     /// set, must offer <c>http/1.1</c> (HTTP/2 websockets stay on Kestrel).</summary>
     public SslServerAuthenticationOptions? Tls { get; set; }

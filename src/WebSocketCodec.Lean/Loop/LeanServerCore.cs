@@ -41,6 +41,10 @@ internal sealed class LeanServerCore : IDisposable
         {
             IsServed = (_, target) => PathOf(target) == path;
         }
+        else if (options.IsPathServed is { } served)
+        {
+            IsServed = (_, target) => served(PathOf(target));
+        }
 
         _listener = new Socket(options.EndPoint.AddressFamily, SocketType.Stream, ProtocolType.Tcp);
         try

@@ -18,17 +18,33 @@ public sealed class ChatBurstTests(NodeFixture node, ITestOutputHelper output) :
     private const int Texts = 40;
     private const int Size = 200;
 
-    [SkippableFact]
-    public async Task EveryReadingMemberGetsEveryTextOfABurstAndNoneIsClosed()
+    [SkippableTheory]
+    [InlineData("kestrel")]
+    [InlineData("lean")]
+    public async Task EveryReadingMemberGetsEveryTextOfABurstAndNoneIsClosed(string transport)
     {
         Skip.If(node.SkipReason is not null, node.SkipReason);
-        await using ChatServerHost server = await ChatServerHost.StartAsync(new ChatOptions { Port = 0 });
-        Assert.Equal(WebSocketSessionOptions.Default.OutboundHighWaterMark, new ChatOptions().Session.OutboundHighWaterMark);
-        using Socket silent = await SilentChatMember.JoinAsync(server, "burst");
-        await Eventually.True(() => server.Rooms.Find("burst")?.MemberCount == 1);
-        ChatRoom room = server.Rooms.Find("burst")!;
+        IAsyncDisposable server;
+        ChatRooms rooms;
+        Uri roomUrl;
+        if (transport == "lean")
+        {
+            LeanChatServerHost lean = LeanChatServerHost.Start(new ChatOptions { Port = 0 });
+            (server, rooms, roomUrl) = (lean, lean.Rooms, lean.RoomUrl("burst"));
+        }
+        else
+        {
+            ChatServerHost kestrel = await ChatServerHost.StartAsync(new ChatOptions { Port = 0 });
+            (server, rooms, roomUrl) = (kestrel, kestrel.Rooms, kestrel.RoomUrl("burst"));
+        }
 
-        var start = new ProcessStartInfo("node", $"chat-burst.mjs {server.RoomUrl("burst")} {Members} {Texts} {Size} 60")
+        await using IAsyncDisposable stopped = server;
+        Assert.Equal(WebSocketSessionOptions.Default.OutboundHighWaterMark, new ChatOptions().Session.OutboundHighWaterMark);
+        using Socket silent = await SilentChatMember.JoinAsync(roomUrl, "burst");
+        await Eventually.True(() => rooms.Find("burst")?.MemberCount == 1);
+        ChatRoom room = rooms.Find("burst")!;
+
+        var start = new ProcessStartInfo("node", $"chat-burst.mjs {roomUrl} {Members} {Texts} {Size} 60")
         {
             WorkingDirectory = node.Directory,
             RedirectStandardInput = true,
