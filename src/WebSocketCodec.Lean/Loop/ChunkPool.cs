@@ -17,6 +17,7 @@ internal sealed class ChunkPool
     private readonly byte[][] _free = new byte[MaxRetained][];
     private int _count;
     private int _outstanding;
+    private int _leastFree; // the fewest free chunks since the last trim: that many were not needed meanwhile
 
     /// <summary>Chunks rented and not returned (a chunk left to the GC past <see cref="MaxRetained"/> counts as
     /// returned).</summary>
@@ -34,11 +35,30 @@ internal sealed class ChunkPool
             {
                 byte[] chunk = _free[--_count];
                 _free[_count] = null!;
+                _leastFree = Math.Min(_leastFree, _count);
                 return chunk;
             }
         }
 
         return GC.AllocateUninitializedArray<byte>(ChunkSize);
+    }
+
+    /// <summary>Lets go of the free chunks no rent needed since the last trim (the loop calls it every few seconds),
+    /// so a burst's chunks do not stay with a server that went quiet.</summary>
+    /// <returns>How many were let go.</returns>
+    public int Trim()
+    {
+        lock (_free)
+        {
+            int unused = Math.Min(_leastFree, _count);
+            for (int i = 0; i < unused; i++)
+            {
+                _free[--_count] = null!;
+            }
+
+            _leastFree = _count;
+            return unused;
+        }
     }
 
     public void Return(byte[] chunk)

@@ -19,6 +19,7 @@ internal sealed unsafe class EventLoop : IDisposable
     private const int MaxEvents = 512;
     private const int MaxAcceptsPerWake = 128;
     private static readonly long ScanInterval = Stopwatch.Frequency / 4;
+    private static readonly long TrimInterval = Stopwatch.Frequency * 10;
 
     private readonly LeanServerCore _server;
     private readonly int _epoll;
@@ -41,6 +42,7 @@ internal sealed unsafe class EventLoop : IDisposable
     private CloseAllRequest? _closeAll;
     private readonly TaskCompletionSource _listenerReleased = new(TaskCreationOptions.RunContinuationsAsynchronously);
     private long _nextScan;
+    private long _nextTrim;
     private long _acceptPausedUntil;
     private int _loopThreadId;
 
@@ -206,9 +208,12 @@ internal sealed unsafe class EventLoop : IDisposable
     {
         _loopThreadId = Environment.CurrentManagedThreadId;
         _nextScan = Stopwatch.GetTimestamp() + ScanInterval;
+        _nextTrim = Stopwatch.GetTimestamp() + TrimInterval;
         while (!_stopping)
         {
-            int timeout = _timed.Count > 0 || _acceptPausedUntil != 0 ? 250 : -1;
+            // Deadlines are checked every quarter second while any is set; the chunk pool is trimmed every 10 s while it
+            // holds chunks (an idle loop with nothing to do sleeps).
+            int timeout = _timed.Count > 0 || _acceptPausedUntil != 0 ? 250 : Chunks.Retained > 0 ? 10_000 : -1;
             int count = Libc.epoll_wait(_epoll, _events.Pointer, MaxEvents, timeout);
             if (count < 0)
             {
@@ -257,6 +262,12 @@ internal sealed unsafe class EventLoop : IDisposable
 
             FlushDirty();
             long now = Stopwatch.GetTimestamp();
+            if (now >= _nextTrim)
+            {
+                _nextTrim = now + TrimInterval;
+                Chunks.Trim();
+            }
+
             if (now >= _nextScan)
             {
                 _nextScan = now + ScanInterval;
