@@ -11,17 +11,18 @@ namespace WebSocketCodec.Packaging.Tests;
 /// and Directory.Packages.props out of reach) restore them through <c>packageSourceMapping</c> into an empty
 /// NUGET_PACKAGES folder, and compile README.md's "server in a few lines" and "client in a few lines" exactly as
 /// printed; then the server runs on 127.0.0.1 and the client gets its message echoed by both of the server's endpoints.
-/// A third project compiles the README's two Akka nodes from the Akka package and runs them (one asks the other over
+/// The README's lean server compiles from the lean package, and the client gets its echo there too (on Linux).
+/// A fourth project compiles the README's two Akka nodes from the Akka package and runs them (one asks the other over
 /// the websocket transport).
 /// </summary>
 public sealed class ReadmeConsumerTests(ITestOutputHelper output)
 {
-    private static readonly string[] Packages = ["WebSocketCodec", "WebSocketCodec.Pipelines", "WebSocketCodec.AspNetCore", "WebSocketCodec.Akka"];
+    private static readonly string[] Packages = ["WebSocketCodec", "WebSocketCodec.Pipelines", "WebSocketCodec.AspNetCore", "WebSocketCodec.Akka", "WebSocketCodec.Lean"];
     private static readonly TimeSpan CommandTimeout = TimeSpan.FromMinutes(5);
     private static readonly TimeSpan RunTimeout = TimeSpan.FromMinutes(1);
 
     [SkippableFact]
-    public async Task TheReadmeServerAndClientCompileFromThePackagesAndEcho()
+    public async Task TheReadmeServersAndClientCompileFromThePackagesAndEcho()
     {
         string version = string.Create(
             CultureInfo.InvariantCulture, $"0.0.0-ci.{DateTime.UtcNow:yyyyMMddHHmmss}.{Environment.ProcessId}");
@@ -44,6 +45,8 @@ public sealed class ReadmeConsumerTests(ITestOutputHelper output)
         // The client prints the reply to the text it sends: that text, as the README's snippet writes it.
         Match sent = Regex.Match(client, "SendTextAsync\\(\"([^\"]+)\"");
         Assert.True(sent.Success, "the README's client is expected to send a string literal with SendTextAsync(\"...\")");
+        temp.Write("lean/Lean.csproj", Project("Microsoft.NET.Sdk", "WebSocketCodec.Lean", version));
+        temp.Write("lean/Program.cs", ReadmeSnippet.Read("lean"));
         temp.Write("nodes/Nodes.csproj", Project("Microsoft.NET.Sdk", "WebSocketCodec.Akka", version));
         string akka = ReadmeSnippet.Read("akka");
         temp.Write("nodes/Program.cs", akka);
@@ -53,6 +56,7 @@ public sealed class ReadmeConsumerTests(ITestOutputHelper output)
             <Solution>
               <Project Path="server/Server.csproj" />
               <Project Path="client/Client.csproj" />
+              <Project Path="lean/Lean.csproj" />
               <Project Path="nodes/Nodes.csproj" />
             </Solution>
 
@@ -84,6 +88,19 @@ public sealed class ReadmeConsumerTests(ITestOutputHelper output)
             output.WriteLine($"client {path}: exit {clientExit}\n{clientOutput}");
             Assert.True(clientExit == 0, $"client against {path}:\n{clientOutput}\nserver:\n{server.Output}");
             Assert.Equal(sent.Groups[1].Value, clientOutput.Split('\n', StringSplitOptions.RemoveEmptyEntries).LastOrDefault()?.Trim());
+        }
+
+        if (OperatingSystem.IsLinux())
+        {
+            await using DotnetProcess lean = DotnetProcess.Start(temp.Path, [temp.Combine("lean/bin/Release/net10.0/Lean.dll"), "0"]);
+            string leanListening = await lean.WaitForLineAsync(
+                line => line.StartsWith("listening on ws://127.0.0.1:", StringComparison.Ordinal), RunTimeout);
+            string leanUrl = leanListening["listening on ".Length..].Trim();
+            (int leanExit, string leanOutput) = await DotnetProcess.RunAsync(
+                temp.Path, [temp.Combine("client/bin/Release/net10.0/Client.dll"), leanUrl], RunTimeout);
+            output.WriteLine($"client {leanUrl}: exit {leanExit}\n{leanOutput}");
+            Assert.True(leanExit == 0, $"client against the lean server:\n{leanOutput}\nserver:\n{lean.Output}");
+            Assert.Equal(sent.Groups[1].Value, leanOutput.Split('\n', StringSplitOptions.RemoveEmptyEntries).LastOrDefault()?.Trim());
         }
 
         (int akkaExit, string akkaOutput) = await DotnetProcess.RunAsync(
