@@ -17,9 +17,13 @@ public static class BroadcastVariants
     /// connection's own pipes, no HTTP pipeline or upgrade stream), to see what the endpoint's stream costs.</summary>
     public const string GroupFastPath = "group-fastpath";
 
+    /// <summary>Not in the default set: the group on the lean transport (<c>WebSocketCodec.Lean</c>: epoll loops, no
+    /// Kestrel), broadcast and burst modes (no stalled members).</summary>
+    public const string GroupLean = "group-lean";
+
     /// <summary>The three variants, in the order runs interleave them.</summary>
     public static IReadOnlyList<string> All { get; } = [Group, SenderLoop, AspNetLoop];
 
     /// <summary>Every variant the server knows.</summary>
-    public static IReadOnlyList<string> Known { get; } = [Group, SenderLoop, AspNetLoop, GroupFastPath];
+    public static IReadOnlyList<string> Known { get; } = [Group, SenderLoop, AspNetLoop, GroupFastPath, GroupLean];
 }

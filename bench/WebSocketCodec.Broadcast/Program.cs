@@ -45,7 +45,7 @@ root.SetAction(async (parseResult, cancellation) =>
     int burst = parseResult.GetValue(burstMessages);
     if (burst > 0)
     {
-        string[] groups = [BroadcastVariants.Group, BroadcastVariants.GroupFastPath];
+        string[] groups = [BroadcastVariants.Group, BroadcastVariants.GroupFastPath, BroadcastVariants.GroupLean];
         if (parseResult.GetResult(variants) is not { Implicit: false })
         {
             chosen = groups;
@@ -53,7 +53,7 @@ root.SetAction(async (parseResult, cancellation) =>
 
         if (chosen.Except(groups).Any() || sizes.Any(s => s < 16) || stalled.Any(k => k > 0) || parseResult.GetValue(burstWarmUp) < 0 || parseResult.GetValue(burstTimeout) < 1)
         {
-            Console.Error.WriteLine("--burst: --variants of group, group-fastpath (the loops have no burst mode); --payloads at least 16 bytes; no --stalled; --burst-warmup 0 or more; --burst-timeout at least 1 s");
+            Console.Error.WriteLine("--burst: --variants of group, group-fastpath, group-lean (the loops have no burst mode); --payloads at least 16 bytes; no --stalled; --burst-warmup 0 or more; --burst-timeout at least 1 s");
             return 2;
         }
 

@@ -168,9 +168,17 @@ public sealed class LeanWebSocketServer : IAsyncDisposable
             _ = tls.CloseAsync(CloseStatus.GoingAway, Reason);
         }
 
-        foreach (List<WebSocketDriver> closing in await Task.WhenAll(_loops.Select(loop => loop.CloseAllAsync(CloseStatus.GoingAway, Reason))).ConfigureAwait(false))
+        Task<List<WebSocketDriver>[]> asked = Task.WhenAll(_loops.Select(loop => loop.CloseAllAsync(CloseStatus.GoingAway, Reason)));
+        try
         {
-            open.AddRange(closing);
+            foreach (List<WebSocketDriver> closing in await asked.WaitAsync(_core.Options.ShutdownTimeout).ConfigureAwait(false))
+            {
+                open.AddRange(closing);
+            }
+        }
+        catch (TimeoutException)
+        {
+            // A loop held by its application: its websockets are torn down with it below.
         }
 
         Task all = Task.WhenAll(open.Select(driver => driver.Completion));

@@ -5,7 +5,7 @@ namespace WebSocketCodec.Bench.Tests.Broadcast;
 
 /// <summary>The broadcast tool's burst mode, tiny: 20 websockets each publish 5 messages at once and the server relays
 /// every one to the whole group (<see cref="SlowMemberPolicy.Close"/>, default session options), on our endpoint and on
-/// the fast path. Asserts that every websocket got every message, each sender's in order, none was closed, and the page
+/// the fast path and on the lean transport. Asserts that every websocket got every message, each sender's in order, none was closed, and the page
 /// and CSV were written; no time is asserted.</summary>
 public sealed class BurstModeSmokeTests
 {
@@ -14,12 +14,12 @@ public sealed class BurstModeSmokeTests
     {
         var options = new BroadcastOptions
         {
-            Variants = [BroadcastVariants.Group, BroadcastVariants.GroupFastPath], WebSockets = [20], Payloads = [64], Repeat = 1, Burst = 5,
+            Variants = [BroadcastVariants.Group, BroadcastVariants.GroupFastPath, BroadcastVariants.GroupLean], WebSockets = [20], Payloads = [64], Repeat = 1, Burst = 5,
             BurstTimeout = TimeSpan.FromSeconds(60),
         };
         IReadOnlyList<BurstMeasurement> results = await BurstRunner.RunAsync(options, cancellationToken: RawHttp.Timeout(120));
 
-        Assert.Equal([BroadcastVariants.Group, BroadcastVariants.GroupFastPath], results.Select(r => r.Variant));
+        Assert.Equal([BroadcastVariants.Group, BroadcastVariants.GroupFastPath, BroadcastVariants.GroupLean], results.Select(r => r.Variant));
         foreach (BurstMeasurement result in results)
         {
             Assert.True(result.IsClean, result.ToString());

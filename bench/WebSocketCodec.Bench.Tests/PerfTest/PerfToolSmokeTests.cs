@@ -16,6 +16,12 @@ public sealed class PerfToolSmokeTests
 
         cases.Add(Variants.Ours, true, false);
         cases.Add(Variants.AspNetCore, true, false);
+        foreach (string variant in Variants.OnLean)
+        {
+            cases.Add(variant, false, false);
+            cases.Add(variant, true, false);
+        }
+
         foreach (string variant in Variants.OverHttp2)
         {
             cases.Add(variant, false, true);

@@ -34,7 +34,7 @@ internal static class BroadcastServer
     public static async Task<int> RunAsync(string variant, int payloadLength, bool allocationTypes, TimeSpan holdBound, bool relay = false)
     {
         var stalled = new StalledMembers();
-        if (relay && variant is not (BroadcastVariants.Group or BroadcastVariants.GroupFastPath))
+        if (relay && variant is not (BroadcastVariants.Group or BroadcastVariants.GroupFastPath or BroadcastVariants.GroupLean))
         {
             throw new ArgumentException($"--relay is for the group variants, not '{variant}'", nameof(variant));
         }
@@ -42,11 +42,16 @@ internal static class BroadcastServer
         var relayed = new RelayCounts();
         IFanOut fanOut = variant switch
         {
-            BroadcastVariants.Group or BroadcastVariants.GroupFastPath => new GroupFanOut(relay ? SlowMemberPolicy.Close : SlowMemberPolicy.Skip),
+            BroadcastVariants.Group or BroadcastVariants.GroupFastPath or BroadcastVariants.GroupLean => new GroupFanOut(relay ? SlowMemberPolicy.Close : SlowMemberPolicy.Skip),
             BroadcastVariants.SenderLoop => new SenderLoopFanOut(),
             BroadcastVariants.AspNetLoop => new AspNetLoopFanOut(),
             _ => throw new ArgumentException($"unknown variant '{variant}'", nameof(variant)),
         };
+
+        if (variant == BroadcastVariants.GroupLean)
+        {
+            return await RunLeanAsync((GroupFanOut)fanOut, payloadLength, allocationTypes, holdBound, relay, stalled, relayed);
+        }
 
         var builder = WebApplication.CreateSlimBuilder();
         builder.Logging.ClearProviders();
@@ -91,6 +96,53 @@ internal static class BroadcastServer
         using var stopping = new CancellationTokenSource(TimeSpan.FromSeconds(10));
         await app.StopAsync(stopping.Token);
         return 0;
+    }
+
+    /// <summary>The group on the lean transport: each websocket joins as it opens and leaves as it ends.</summary>
+    private static async Task<int> RunLeanAsync(
+        GroupFanOut group, int payloadLength, bool allocationTypes, TimeSpan holdBound, bool relay, StalledMembers stalled, RelayCounts relayed)
+    {
+        var accept = new WebSocketAcceptOptions();
+        Accept(accept);
+        await using (var server = WebSocketCodec.Lean.LeanWebSocketServer.Start(
+            new WebSocketCodec.Lean.LeanWebSocketServerOptions { Accept = accept, ShutdownTimeout = TimeSpan.FromSeconds(5) },
+            (request, sender) =>
+            {
+                if (StalledMembers.IsStalled(request.Target))
+                {
+                    throw new NotSupportedException("group-lean has no stalled members");
+                }
+
+                group.Group.Add(sender.Driver);
+                return new LeavingListener(Listener(group, relay, relayed), () => group.Group.Remove(sender.Driver));
+            }))
+        {
+            Console.Out.WriteLine($"port {server.EndPoint.Port}");
+            Console.Out.Flush();
+            var commands = new Thread(() => Obey(group, payloadLength, allocationTypes ? new AllocationTypes() : null, stalled, holdBound, relayed)) { IsBackground = true, Name = "broadcast commands" };
+            commands.Start();
+            await Task.Run(commands.Join);
+        }
+
+        return 0;
+    }
+
+    /// <summary>A listener that also leaves the group when its websocket ends.</summary>
+    private sealed class LeavingListener(IWebSocketFrameListener inner, Action leave) : IWebSocketFrameListener
+    {
+        public void OnFrame(WebSocketOpcode opcode, bool fin, int rsv, Span<byte> payload) => inner.OnFrame(opcode, fin, rsv, payload);
+
+        public void OnPong(ReadOnlySpan<byte> payload) => inner.OnPong(payload);
+
+        public ValueTask OnReadCompleteAsync(CancellationToken cancellationToken) => inner.OnReadCompleteAsync(cancellationToken);
+
+        public void OnWritabilityChanged(bool writable) => inner.OnWritabilityChanged(writable);
+
+        public void OnClose(WebSocketCloseInfo info)
+        {
+            leave();
+            inner.OnClose(info);
+        }
     }
 
     private static void Accept(WebSocketAcceptOptions accept)

@@ -61,6 +61,15 @@ internal sealed class ChunkPool
         }
     }
 
+    /// <summary>A rented chunk that will not come back (left to the GC): no longer outstanding.</summary>
+    public void Forget()
+    {
+        lock (_free)
+        {
+            _outstanding--;
+        }
+    }
+
     public void Return(byte[] chunk)
     {
         if (chunk.Length != ChunkSize)

@@ -227,6 +227,9 @@ internal sealed unsafe class EventLoop : IDisposable
                 break;
             }
 
+            // Before any flag or the queue is read: a request queued from now on writes the eventfd again (a full fence,
+            // so no read below moves ahead of it).
+            Interlocked.Exchange(ref _wakeRequested, 0);
             if (_stopListening && _listenerReleased.Task.IsCompleted is false)
             {
                 ReleaseListener();
@@ -285,6 +288,7 @@ internal sealed unsafe class EventLoop : IDisposable
         }
 
         ReleaseListener();
+        Interlocked.Exchange(ref _closeAll, null)?.Done.TrySetResult([]); // asked as the loop ended: nothing to close
 
         // The server ended every websocket it could; what is left is torn down with the loop.
         for (int i = 0; i < _slotCount; i++)
@@ -301,7 +305,14 @@ internal sealed unsafe class EventLoop : IDisposable
             if (_slots[i]?.OpenDriver is { } driver)
             {
                 drivers.Add(driver);
-                _ = driver.CloseAsync(status, reason);
+                try
+                {
+                    _ = driver.CloseAsync(status, reason);
+                }
+                catch (Exception error)
+                {
+                    _server.ReportConnectionFailure(error);
+                }
             }
         }
 
@@ -335,8 +346,7 @@ internal sealed unsafe class EventLoop : IDisposable
 
     private void RunRequests()
     {
-        // Bounded: requests queued while these run wait for the next iteration (the wake is still pending).
-        Volatile.Write(ref _wakeRequested, 0);
+        // Bounded: requests queued while these run wait for the next iteration (their wake is pending).
         for (int n = _requests.Count; n > 0 && _requests.TryDequeue(out LoopConnection? connection); n--)
         {
             try
@@ -358,7 +368,15 @@ internal sealed unsafe class EventLoop : IDisposable
         {
             LoopConnection connection = _dirty[i];
             connection.IsDirty = false;
-            connection.SendMarked();
+            try
+            {
+                connection.SendMarked(); // may complete a flush: the driver (and a listener) run on here
+            }
+            catch (Exception error)
+            {
+                _server.ReportConnectionFailure(error);
+                connection.CloseNow(reset: true);
+            }
         }
 
         _dirty.Clear();
@@ -369,7 +387,19 @@ internal sealed unsafe class EventLoop : IDisposable
         for (int i = _timed.Count - 1; i >= 0; i--)
         {
             LoopConnection connection = _timed[i];
-            if (!connection.CheckDeadline(now))
+            bool watched;
+            try
+            {
+                watched = connection.CheckDeadline(now);
+            }
+            catch (Exception error)
+            {
+                _server.ReportConnectionFailure(error);
+                connection.CloseNow(reset: true);
+                watched = false;
+            }
+
+            if (!watched)
             {
                 connection.IsWatched = false;
                 _timed[i] = _timed[^1];

@@ -82,6 +82,15 @@ internal sealed partial class LoopConnection
             driver.EnablePerMessageDeflate(deflate, server.Accept.Deflate!);
         }
 
+        // The 101 is in the output before the application sees the sender: a frame it sends from the factory (or from
+        // a task the factory starts) goes out behind it. Nothing is sent before the end of this iteration, so a
+        // factory that throws takes the 101 back: the output is dropped and the refusal written instead.
+        lock (this)
+        {
+            Http1Handshake.WriteResponse(this, decision);
+            _output.MarkFlushed();
+        }
+
         IWebSocketFrameListener listener;
         try
         {
@@ -91,6 +100,11 @@ internal sealed partial class LoopConnection
         {
             server.Leave(admitted);
             server.ReportConnectionFailure(error);
+            lock (this)
+            {
+                _output.Release();
+            }
+
             Refuse(new HandshakeFailure(500, "The server failed to accept the websocket."));
             return;
         }
@@ -99,11 +113,6 @@ internal sealed partial class LoopConnection
         _remote = null;
         _driver = driver;
         _state = State.Open;
-        lock (this)
-        {
-            Http1Handshake.WriteResponse(this, decision);
-        }
-
         Flush(); // the 101 goes out with whatever the websocket's first read produces
         server.OnWebSocketOpened();
         driver.Completion.ConfigureAwait(false).GetAwaiter().UnsafeOnCompleted(OnCompleted); // one delegate, no task

@@ -18,6 +18,7 @@ internal sealed partial class LoopConnection : IWebSocketTransport, IBufferWrite
     private bool _flushPending;
     private bool _endRequested;
     private bool _outputShut;
+    private bool _outputFailed;
 
     public bool CanHalfClose => true;
 
@@ -25,8 +26,8 @@ internal sealed partial class LoopConnection : IWebSocketTransport, IBufferWrite
     {
         lock (this)
         {
-            // After the close nothing is sent: a writer still appending writes into memory no one reads.
-            return _fd < 0 ? new byte[Math.Max(sizeHint, 256)] : _output.GetMemory(sizeHint);
+            // After the close or a failed send nothing is sent: a writer still appending writes into memory no one reads.
+            return _fd < 0 || _outputFailed ? new byte[Math.Max(sizeHint, 256)] : _output.GetMemory(sizeHint);
         }
     }
 
@@ -34,7 +35,7 @@ internal sealed partial class LoopConnection : IWebSocketTransport, IBufferWrite
     {
         lock (this)
         {
-            if (_fd >= 0)
+            if (_fd >= 0 && !_outputFailed)
             {
                 _output.Advance(count);
             }
@@ -53,6 +54,11 @@ internal sealed partial class LoopConnection : IWebSocketTransport, IBufferWrite
         lock (this)
         {
             if (_fd < 0)
+            {
+                return new ValueTask<bool>(false);
+            }
+
+            if (_outputFailed)
             {
                 return new ValueTask<bool>(false);
             }
@@ -225,7 +231,9 @@ internal sealed partial class LoopConnection : IWebSocketTransport, IBufferWrite
         int error = _output.Send(_fd);
         if (error != 0)
         {
-            // A reset or a broken pipe: nothing more can be sent; what waits is dropped.
+            // A reset or a broken pipe: nothing more can be sent; what waits is dropped, and later appends go nowhere
+            // (the read side reports the loss).
+            _outputFailed = true;
             _output.Release();
             UpdateInterestLocked(0);
             complete = TakePendingFlushLocked() ? -1 : 0;

@@ -80,7 +80,10 @@ internal sealed partial class LoopConnection
         Server.OnConnectionOpened();
         int on = 1;
         Libc.setsockopt(_fd, Libc.IPPROTO_TCP, Libc.TCP_NODELAY, &on, sizeof(int));
-        _deadline = Stopwatch.GetTimestamp() + (long)(Server.Accept.HandshakeTimeout.TotalSeconds * Stopwatch.Frequency);
+        TimeSpan timeout = Server.Accept.HandshakeTimeout;
+        _deadline = timeout == Timeout.InfiniteTimeSpan || timeout >= TimeSpan.FromDays(1)
+            ? long.MaxValue // no deadline
+            : Stopwatch.GetTimestamp() + (long)(timeout.TotalSeconds * Stopwatch.Frequency);
         _loop.Watch(this);
     }
 

@@ -178,13 +178,18 @@ internal sealed class SocketOutput
                 Return(_arrays[index]!);
             }
 
-            // A tail chunk a writer still writes into is left to the GC, never handed to another renter.
+            else if (_arrays[index]!.Length == ChunkSize)
+            {
+                _pool.Forget(); // a tail chunk a writer still writes into is left to the GC, never handed to another renter
+            }
+
             _arrays[index] = null;
         }
 
         _count = 0;
         _head = 0;
         _headSent = 0;
+        _writerHolds = false;
         _sent = _flushed = _committed;
     }
 

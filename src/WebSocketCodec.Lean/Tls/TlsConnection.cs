@@ -110,6 +110,9 @@ internal static class TlsConnection
                 websocket.EnablePerMessageDeflate(deflate, server.Accept.Deflate!);
             }
 
+            // The 101 first: a frame the application sends from the factory goes out behind it.
+            Http1Handshake.WriteResponse(transport.Output, decision);
+            await transport.Output.FlushAsync().ConfigureAwait(false);
             IWebSocketFrameListener listener;
             try
             {
@@ -117,14 +120,12 @@ internal static class TlsConnection
             }
             catch (Exception error)
             {
+                // Accepted already: the websocket is closed with 1011 instead (its frames discarded meanwhile).
                 server.ReportConnectionFailure(error);
-                await WebSocketServerHandshake.RefuseAsync(
-                    transport, head.Target, new HandshakeFailure(500, "The server failed to accept the websocket.")).ConfigureAwait(false);
+                await websocket.CloseAsync(CloseStatus.InternalError, "The server failed to accept the websocket.").ConfigureAwait(false);
                 return;
             }
 
-            Http1Handshake.WriteResponse(transport.Output, decision);
-            await transport.Output.FlushAsync().ConfigureAwait(false);
             server.TrackTls(websocket.Driver);
             try
             {

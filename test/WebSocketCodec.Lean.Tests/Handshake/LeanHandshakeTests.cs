@@ -113,4 +113,39 @@ public sealed class LeanHandshakeTests
         Assert.False(request.IsSecure);
         await client.CloseAsync(WebSocketCloseStatus.NormalClosure, null, RawHttp.Timeout());
     }
+
+    [Fact]
+    public async Task AFrameTheFactorySendsGoesOutBehindThe101()
+    {
+        await using LeanWebSocketServer server = LeanWebSocketServer.Start(
+            new LeanWebSocketServerOptions(),
+            (_, sender) =>
+            {
+                Assert.True(sender.TrySend(WebSocketOpcode.Text, "welcome"u8)); // before the websocket runs
+                return LeanServers.Echo(sender);
+            });
+        using Socket socket = await RawHttp.ConnectAsync(server.EndPoint);
+        await socket.SendAsync(Encoding.ASCII.GetBytes(RawHttp.Upgrade("/")), RawHttp.Timeout());
+        Assert.StartsWith("HTTP/1.1 101", await RawHttp.ReadHeadAsync(socket), StringComparison.Ordinal);
+        byte[] expected = WireFrames.Server(WebSocketOpcode.Text, "welcome"u8);
+        byte[] frame = new byte[expected.Length];
+        for (int read = 0; read < frame.Length;)
+        {
+            read += await socket.ReceiveAsync(frame.AsMemory(read), RawHttp.Timeout());
+        }
+
+        Assert.Equal(expected, frame);
+    }
+
+    [Fact]
+    public async Task AnInfiniteHandshakeTimeoutSetsNoDeadline()
+    {
+        await using LeanWebSocketServer server = LeanServers.StartEcho(new WebSocketAcceptOptions { HandshakeTimeout = Timeout.InfiniteTimeSpan });
+        using Socket socket = await RawHttp.ConnectAsync(server.EndPoint);
+        byte[] head = Encoding.ASCII.GetBytes(RawHttp.Upgrade("/echo"));
+        await socket.SendAsync(head.AsMemory(0, 20), RawHttp.Timeout());
+        await Task.Delay(TimeSpan.FromSeconds(1)); // four of the loop's deadline checks pass meanwhile
+        await socket.SendAsync(head.AsMemory(20), RawHttp.Timeout());
+        Assert.StartsWith("HTTP/1.1 101", await RawHttp.ReadHeadAsync(socket), StringComparison.Ordinal);
+    }
 }
