@@ -44,9 +44,10 @@ public sealed class BurstModeSmokeTests
             string csv = await File.ReadAllTextAsync(prefix + ".csv");
             Assert.Contains("- 20 websockets × 5 messages × 64 B, group: **0** healthy members closed in 1 runs (0: **met**); every member had every message in 1/1 runs", page, StringComparison.Ordinal);
             Assert.Contains("| 20 | 5 | 64 B | group-fastpath | 20 | 0 | 0 |", page, StringComparison.Ordinal);
+            Assert.Contains("| 20 | 5 | 64 B | group-lean | 20 | 0 | 0 |", page, StringComparison.Ordinal);
             Assert.Contains("`OutboundHardLimit` 4 MiB", page, StringComparison.Ordinal);
             Assert.Contains(",20,5,64,group,20,0,,0,0,0,0,2000,2000,100,", csv, StringComparison.Ordinal);
-            Assert.Equal(3, csv.Split('\n', StringSplitOptions.RemoveEmptyEntries).Length); // the header and one row per run
+            Assert.Equal(4, csv.Split('\n', StringSplitOptions.RemoveEmptyEntries).Length); // the header and one row per variant's run
         }
         finally
         {
