@@ -152,7 +152,7 @@ internal static class TlsConnection
             {
                 ReadResult result = await input.ReadAsync(deadline.Token).ConfigureAwait(false);
                 ReadOnlySequence<byte> buffer = result.Buffer;
-                OperationStatus status = Parse(buffer, accept.MaxRequestHeadLength, out HttpHead? head, out int length, out HttpHeadError error);
+                OperationStatus status = HttpHeadParser.TryParse(buffer, out HttpHead? head, out int length, out HttpHeadError error, accept.MaxRequestHeadLength);
                 if (status == OperationStatus.Done)
                 {
                     input.AdvanceTo(buffer.GetPosition(length));
@@ -174,26 +174,6 @@ internal static class TlsConnection
         catch (OperationCanceledException)
         {
             throw new HandshakeRefused(new HandshakeFailure(408, "No complete request head in time."));
-        }
-    }
-
-    private static OperationStatus Parse(in ReadOnlySequence<byte> buffer, int max, out HttpHead? head, out int length, out HttpHeadError error)
-    {
-        if (buffer.IsSingleSegment)
-        {
-            return HttpHeadParser.TryParse(buffer.FirstSpan, out head, out length, out error, max);
-        }
-
-        int copied = (int)Math.Min(buffer.Length, max + 1);
-        byte[] copy = ArrayPool<byte>.Shared.Rent(copied);
-        try
-        {
-            buffer.Slice(0, copied).CopyTo(copy);
-            return HttpHeadParser.TryParse(copy.AsSpan(0, copied), out head, out length, out error, max);
-        }
-        finally
-        {
-            ArrayPool<byte>.Shared.Return(copy);
         }
     }
 

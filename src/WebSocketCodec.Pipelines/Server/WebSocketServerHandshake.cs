@@ -96,25 +96,8 @@ public static class WebSocketServerHandshake
 
     /// <summary>Parses a head at the start of a possibly multi-segment buffer.</summary>
     internal static OperationStatus ParseHead(
-        in ReadOnlySequence<byte> buffer, int maxHeadLength, out HttpHead? head, out int headLength, out HttpHeadError error)
-    {
-        if (buffer.IsSingleSegment)
-        {
-            return HttpHeadParser.TryParse(buffer.FirstSpan, out head, out headLength, out error, maxHeadLength);
-        }
-
-        int length = (int)Math.Min(buffer.Length, maxHeadLength);
-        byte[] copy = ArrayPool<byte>.Shared.Rent(length);
-        try
-        {
-            buffer.Slice(0, length).CopyTo(copy);
-            return HttpHeadParser.TryParse(copy.AsSpan(0, length), out head, out headLength, out error, maxHeadLength);
-        }
-        finally
-        {
-            ArrayPool<byte>.Shared.Return(copy);
-        }
-    }
+        in ReadOnlySequence<byte> buffer, int maxHeadLength, out HttpHead? head, out int headLength, out HttpHeadError error) =>
+        HttpHeadParser.TryParse(buffer, out head, out headLength, out error, maxHeadLength);
 
     /// <summary>Refuses a handshake with <paramref name="failure"/>'s status, completes the output, then drains the
     /// input briefly. Nothing may be written to the transport afterwards.</summary>

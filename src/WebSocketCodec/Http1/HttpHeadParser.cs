@@ -16,6 +16,37 @@ public static class HttpHeadParser
     /// <summary>The default bound on the number of header fields.</summary>
     public const int DefaultMaxFields = 64;
 
+    /// <summary>As the span overload, over bytes in segments (a pipe's buffer): a head cut across segments is copied,
+    /// up to <paramref name="maxHeadLength"/> bytes and one more, into one pooled buffer to be parsed.</summary>
+    /// <param name="source">Bytes received so far; bytes after the head (e.g. the first frames) are left alone.</param>
+    /// <param name="head">The head, on <see cref="OperationStatus.Done"/>.</param>
+    /// <param name="headLength">On Done, the head's length including the final CRLFCRLF.</param>
+    /// <param name="error">On <see cref="OperationStatus.InvalidData"/>, why.</param>
+    /// <param name="maxHeadLength">The bound on the head's length.</param>
+    /// <param name="maxFields">The bound on the number of fields.</param>
+    /// <returns>Done, NeedMoreData (no complete head yet and still within bounds) or InvalidData.</returns>
+    public static OperationStatus TryParse(
+        in ReadOnlySequence<byte> source, out HttpHead? head, out int headLength, out HttpHeadError error,
+        int maxHeadLength = DefaultMaxHeadLength, int maxFields = DefaultMaxFields)
+    {
+        if (source.IsSingleSegment)
+        {
+            return TryParse(source.FirstSpan, out head, out headLength, out error, maxHeadLength, maxFields);
+        }
+
+        int length = (int)Math.Min(source.Length, (long)maxHeadLength + 1);
+        byte[] copy = ArrayPool<byte>.Shared.Rent(length);
+        try
+        {
+            source.Slice(0, length).CopyTo(copy);
+            return TryParse(copy.AsSpan(0, length), out head, out headLength, out error, maxHeadLength, maxFields);
+        }
+        finally
+        {
+            ArrayPool<byte>.Shared.Return(copy);
+        }
+    }
+
     /// <summary>
     /// Parses the head at the start of <paramref name="source"/> when it is complete.
     /// </summary>
