@@ -10,7 +10,7 @@ using WebSocketCodec.Scale;
 // Bun (run once, under the first GC mode: it has no .NET GC); not the C echo, for the same reason as raw.
 string[] available = [.. Variants.All.Where(v => v != Variants.Raw), .. Variants.AllTuned.Where(v => Variants.SplitTuning(v).Variant != Variants.Raw), Variants.Bun, .. Variants.OnLean];
 var variants = new Option<string>("--variants") { DefaultValueFactory = _ => "ours-endpoint-messages,ours,raw-upgrade,aspnetcore", Description = "Comma-separated servers (the perf tool's): " + string.Join(", ", available) + " (+tuned: Kestrel with AddKestrelWebSocketTuning; +tuned-inline: and inline scheduling; lean, lean-messages: the lean transport)." };
-var gcModes = new Option<string>("--gc") { DefaultValueFactory = _ => "workstation,server", Description = "The servers' GC modes, comma-separated: workstation, server." };
+var gcModes = new Option<string>("--gc") { DefaultValueFactory = _ => "workstation,server", Description = "The servers' GC modes, comma-separated: workstation, server, workstation-gen0-4mib (workstation with DOTNET_GCgen0size=0x400000)." };
 var gcConcurrent = new Option<bool>("--gc-concurrent") { DefaultValueFactory = _ => true, Description = "Concurrent (background) GC in the servers, the ASP.NET Core default." };
 var webSockets = new Option<int>("--websockets") { DefaultValueFactory = _ => 19_000, Description = "Websockets held open at once, all on one server process." };
 var clientProcesses = new Option<int>("--client-processes") { DefaultValueFactory = _ => 2, Description = "Client processes sharing the websockets (each may hold about 20,000 open files: see ulimit -n)." };
@@ -25,21 +25,29 @@ var markdown = new Option<FileInfo?>("--markdown") { Description = "Also write t
 var json = new Option<FileInfo?>("--json") { Description = "Also write the results as JSON." };
 var before = new Option<FileInfo?>("--before") { Description = "An earlier run's --json (e.g. bench/results/scale-19k.json, before a change): the page compares the medians." };
 var heapTypes = new Option<int>("--heap-types") { DefaultValueFactory = _ => 0, Description = "Also walk the server's heap (ClrMD, attaching to it) at the baseline and with every websocket open, and report this many types that grew most, per websocket (in the first round of --repeat)." };
+var serverEnvironment = new Option<string>("--server-env") { DefaultValueFactory = _ => "", Description = "Runtime settings for the .NET servers, comma-separated NAME=VALUE (for example DOTNET_TieredPGO=0), to study their effect; the page lists them." };
 var root = new RootCommand("WebSocketCodec scale test: many mostly idle websockets on one server process; handshake and round-trip times, failures by reason, and the server's memory per websocket after a forced compacting GC.")
 {
-    variants, gcModes, gcConcurrent, webSockets, clientProcesses, sources, hold, interval, concurrency, repeat, seed, smoke, markdown, json, heapTypes, before,
+    variants, gcModes, gcConcurrent, webSockets, clientProcesses, sources, hold, interval, concurrency, repeat, seed, smoke, markdown, json, heapTypes, before, serverEnvironment,
 };
 root.SetAction(async (parseResult, cancellation) =>
 {
     string[] chosen = Split(parseResult.GetValue(variants)!);
     string[] modes = Split(parseResult.GetValue(gcModes)!);
     string[] range = parseResult.GetValue(interval)!.Split('-');
+    string[] settings = Split(parseResult.GetValue(serverEnvironment)!);
+    if (settings.Any(s => s.IndexOf('=') < 1))
+    {
+        Console.Error.WriteLine("--server-env: NAME=VALUE, comma-separated");
+        return 2;
+    }
+
     bool isSmoke = parseResult.GetValue(smoke);
-    if (chosen.Except(available).Any() || modes.Except([ScaleRunner.Workstation, ScaleRunner.Server]).Any() || range.Length != 2
+    if (chosen.Except(available).Any() || modes.Except([ScaleRunner.Workstation, ScaleRunner.Server, ScaleRunner.WorkstationSmallGen0]).Any() || range.Length != 2
         || !double.TryParse(range[0], CultureInfo.InvariantCulture, out double min) || !double.TryParse(range[1], CultureInfo.InvariantCulture, out double max)
         || min <= 0 || max < min || parseResult.GetValue(webSockets) < 1 || parseResult.GetValue(clientProcesses) < 1)
     {
-        Console.Error.WriteLine($"--variants from {string.Join(", ", available)}; --gc from workstation, server; --interval min-max seconds; --websockets and --client-processes at least 1");
+        Console.Error.WriteLine($"--variants from {string.Join(", ", available)}; --gc from workstation, server, workstation-gen0-4mib; --interval min-max seconds; --websockets and --client-processes at least 1");
         return 2;
     }
 
@@ -58,6 +66,7 @@ root.SetAction(async (parseResult, cancellation) =>
         Repeat = parseResult.GetValue(repeat),
         Seed = parseResult.GetValue(seed),
         HeapTypes = parseResult.GetValue(heapTypes),
+        ServerEnvironment = settings.ToDictionary(s => s[..s.IndexOf('=')], s => s[(s.IndexOf('=') + 1)..]),
     };
     int share = (options.WebSockets + options.ClientProcesses - 1) / options.ClientProcesses;
     // Measured: a server process uses about 190 files of its own, and at the limit (19,806 websockets of 19,900 under

@@ -40,4 +40,7 @@ public sealed record ScaleOptions
     /// <summary>When above 0, the server's heap is walked by type (ClrMD) at the baseline and with every websocket
     /// open, and this many types that grew most are reported per websocket.</summary>
     public int HeapTypes { get; init; }
+
+    /// <summary>Environment variables for the .NET servers (runtime settings under study), beside the GC mode's.</summary>
+    public IReadOnlyDictionary<string, string> ServerEnvironment { get; init; } = new Dictionary<string, string>();
 }

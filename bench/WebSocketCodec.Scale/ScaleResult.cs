@@ -72,6 +72,10 @@ public sealed record ScaleResult
 
     public long HeapClosed { get; init; }
 
+    /// <summary>Methods the server's JIT compiled from the baseline to the open measurement (tier-ups included): near
+    /// zero when the warm-up reached the steady state; null for a server not on .NET.</summary>
+    public long? JitMethods { get; init; }
+
     /// <summary>(RSS open - RSS baseline) / open websockets, in KiB.</summary>
     public double RssKiBPerWebSocket => Open == 0 ? 0 : (RssOpen - RssBaseline) / 1024.0 / Open;
 
@@ -79,5 +83,5 @@ public sealed record ScaleResult
     public double HeapKiBPerWebSocket => Open == 0 ? 0 : (HeapOpen - HeapBaseline) / 1024.0 / Open;
 
     public override string ToString() => System.FormattableString.Invariant(
-        $"{Variant} gc={Gc}{(GcConcurrent ? "+concurrent" : "")} heaps={GcHeaps} websockets={Open}/{WebSockets} failures={FailureCount} handshake p50={HandshakeP50Ms:F1}ms p99={HandshakeP99Ms:F1}ms roundtrip p50={RoundTripP50Ms:F2}ms p99={RoundTripP99Ms:F2}ms max={RoundTripMaxMs:F1}ms echoes={Received}/{Sent} server-cpu={ServerCpuSeconds:F1}s rss={RssBaseline / 1048576.0:F1}->{RssOpen / 1048576.0:F1}MiB {RssKiBPerWebSocket:F2}KiB/ws heap {HeapKiBPerWebSocket:F2}KiB/ws");
+        $"{Variant} gc={Gc}{(GcConcurrent ? "+concurrent" : "")} heaps={GcHeaps} websockets={Open}/{WebSockets} failures={FailureCount} handshake p50={HandshakeP50Ms:F1}ms p99={HandshakeP99Ms:F1}ms roundtrip p50={RoundTripP50Ms:F2}ms p99={RoundTripP99Ms:F2}ms max={RoundTripMaxMs:F1}ms echoes={Received}/{Sent} server-cpu={ServerCpuSeconds:F1}s rss={RssBaseline / 1048576.0:F1}->{RssOpen / 1048576.0:F1}MiB {RssKiBPerWebSocket:F2}KiB/ws heap {HeapKiBPerWebSocket:F2}KiB/ws{(JitMethods is { } jit ? $" jit +{jit}" : "")}");
 }

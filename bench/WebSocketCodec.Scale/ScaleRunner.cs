@@ -16,6 +16,10 @@ public static class ScaleRunner
     public const string Workstation = "workstation";
     public const string Server = "server";
 
+    /// <summary>Workstation GC with a 4 MiB gen0 budget (<c>DOTNET_GCgen0size</c>): the default budget follows the
+    /// cache (16 MiB here), and a busy server keeps all of it committed.</summary>
+    public const string WorkstationSmallGen0 = "workstation-gen0-4mib";
+
     /// <summary>Websockets per source address when the options do not say.</summary>
     private const int WebSocketsPerSource = 5_000;
 
@@ -54,11 +58,21 @@ public static class ScaleRunner
             ["DOTNET_gcServer"] = gc == Server ? "1" : "0",
             ["DOTNET_gcConcurrent"] = options.GcConcurrent ? "1" : "0",
         };
+        if (gc == WorkstationSmallGen0)
+        {
+            environment["DOTNET_GCgen0size"] = "0x400000";
+        }
+
+        foreach ((string name, string value) in options.ServerEnvironment)
+        {
+            environment[name] = value;
+        }
+
         log?.Invoke($"{variant}, {gc} GC: starting the server");
         await using ServerProcess server = await ServerProcess.StartAsync(variant, tls: false, http2: false, core: -1, environment: environment);
         var endPoint = new IPEndPoint(IPAddress.Loopback, server.Port);
         await WarmUpAsync(endPoint);
-        IReadOnlyDictionary<string, string> baseline = await server.MemoryAsync();
+        IReadOnlyDictionary<string, string> baseline = await SettledBaselineAsync(server);
         TimeSpan cpuBefore = server.CpuTime;
         bool heapTypes = options.HeapTypes > 0 && server.IsManaged;
         Dictionary<string, (long Bytes, long Count)>? typesBefore = heapTypes ? HeapTypes.Take(server.ProcessId) : null;
@@ -121,7 +135,7 @@ public static class ScaleRunner
             return new ScaleResult
             {
                 Variant = variant,
-                Gc = open["gc"],
+                Gc = gc == WorkstationSmallGen0 && open["gc"] == Workstation ? WorkstationSmallGen0 : open["gc"],
                 GcConcurrent = open["concurrent"] == "True",
                 GcHeaps = int.Parse(open["heaps"], CultureInfo.InvariantCulture),
                 WebSockets = options.WebSockets,
@@ -149,6 +163,8 @@ public static class ScaleRunner
                 HeapBaseline = Bytes(baseline, "heap"),
                 HeapOpen = Bytes(open, "heap"),
                 HeapClosed = Bytes(afterClose, "heap"),
+                JitMethods = open.TryGetValue("jit", out string? jitOpen) && baseline.TryGetValue("jit", out string? jitBaseline)
+                    ? long.Parse(jitOpen, CultureInfo.InvariantCulture) - long.Parse(jitBaseline, CultureInfo.InvariantCulture) : null,
             };
         }
         finally
@@ -160,31 +176,63 @@ public static class ScaleRunner
         }
     }
 
-    /// <summary>A few websockets from this process, one batch each, closed: the server's code paths are compiled and
-    /// its pools primed before the baseline.</summary>
+    /// <summary>Rounds of websockets from this process before the baseline, each echoing a few batches and then
+    /// closed: every variant's handshake, echo and close paths run often enough for the runtime's tier-up (30 calls)
+    /// and its pools are primed, so the run measures what websockets cost, not the server's one-time start.</summary>
+    private const int WarmUpRounds = 4;
+
+    private const int WarmUpWebSockets = 64;
+
+    private const int WarmUpBatches = 3;
+
     private static async Task WarmUpAsync(IPEndPoint server)
     {
         var stats = new LoadStats();
-        IdleWebSocket?[] webSockets = await Task.WhenAll(Enumerable.Range(0, 16).Select(_ => IdleWebSocket.ConnectAsync(IPAddress.Loopback, server, stats, TimeSpan.FromSeconds(30))));
         var random = new Random(7);
-        foreach (IdleWebSocket? webSocket in webSockets)
+        for (int round = 0; round < WarmUpRounds; round++)
         {
-            if (webSocket is not null)
+            IdleWebSocket?[] webSockets = await Task.WhenAll(Enumerable.Range(0, WarmUpWebSockets).Select(_ => IdleWebSocket.ConnectAsync(IPAddress.Loopback, server, stats, TimeSpan.FromSeconds(30))));
+            for (int batch = 0; batch < WarmUpBatches; batch++)
             {
-                await webSocket.SendBatchAsync(random);
+                foreach (IdleWebSocket? webSocket in webSockets)
+                {
+                    if (webSocket is not null)
+                    {
+                        await webSocket.SendBatchAsync(random);
+                    }
+                }
+
+                for (int i = 0; i < 200 && webSockets.Any(w => w is not null && w.Received < w.Sent); i++)
+                {
+                    await Task.Delay(25);
+                }
             }
+
+            await Task.WhenAll(webSockets.OfType<IdleWebSocket>().Select(w => w.CloseAsync(TimeSpan.FromSeconds(10))));
         }
 
-        for (int i = 0; i < 200 && webSockets.Any(w => w is not null && w.Received < w.Sent); i++)
-        {
-            await Task.Delay(25);
-        }
-
-        await Task.WhenAll(webSockets.OfType<IdleWebSocket>().Select(w => w.CloseAsync(TimeSpan.FromSeconds(10))));
         if (!stats.Failures.IsEmpty)
         {
             throw new InvalidOperationException("The warm-up failed: " + string.Join(", ", stats.Failures.Select(f => $"{f.Key} x{f.Value}")));
         }
+    }
+
+    /// <summary>Waits (at most 10 s) until a .NET server's JIT has been idle for half a second: the tier-ups the
+    /// warm-up queued are compiled on a background thread, and would otherwise land in the run's CPU and memory.</summary>
+    private static async Task<IReadOnlyDictionary<string, string>> SettledBaselineAsync(ServerProcess server)
+    {
+        IReadOnlyDictionary<string, string> memory = await server.MemoryAsync();
+        for (int i = 0; i < 20 && server.IsManaged && memory.TryGetValue("jit", out string? before); i++)
+        {
+            await Task.Delay(500);
+            memory = await server.MemoryAsync();
+            if (memory["jit"] == before)
+            {
+                break;
+            }
+        }
+
+        return memory;
     }
 
     /// <summary>The 1-minute load average (Linux), else 0.</summary>

@@ -6,7 +6,8 @@ namespace WebSocketCodec.PerfTest;
 /// <summary>
 /// The server's memory after a forced, blocking, compacting full collection (the large object heap compacted too,
 /// finalizers run, then collected again): resident set size, the managed heap, and the GC mode. Answers the server's
-/// <c>memory</c> command with one line: <c>memory rss=B heap=B committed=B gc=server|workstation concurrent=bool heaps=N</c>.
+/// <c>memory</c> command with one line: <c>memory rss=B heap=B committed=B gc=server|workstation concurrent=bool heaps=N jit=M</c>, where <c>M</c> counts the
+/// methods the JIT compiled so far (tier-ups included).
 /// </summary>
 internal static class MemoryReport
 {
@@ -18,7 +19,7 @@ internal static class MemoryReport
         GCMemoryInfo info = GC.GetGCMemoryInfo(GCKind.Any);
         long heaps = GC.GetConfigurationVariables().TryGetValue("HeapCount", out object? count) ? Convert.ToInt64(count, CultureInfo.InvariantCulture) : 1;
         return string.Create(CultureInfo.InvariantCulture,
-            $"memory rss={ResidentBytes()} heap={GC.GetTotalMemory(forceFullCollection: false)} committed={info.TotalCommittedBytes} gc={(GCSettings.IsServerGC ? "server" : "workstation")} concurrent={GCSettings.LatencyMode != GCLatencyMode.Batch} heaps={heaps}");
+            $"memory rss={ResidentBytes()} heap={GC.GetTotalMemory(forceFullCollection: false)} committed={info.TotalCommittedBytes} gc={(GCSettings.IsServerGC ? "server" : "workstation")} concurrent={GCSettings.LatencyMode != GCLatencyMode.Batch} heaps={heaps} jit={System.Runtime.JitInfo.GetCompiledMethodCount()}");
     }
 
     private static void Collect()

@@ -109,13 +109,12 @@ internal sealed partial class LoopConnection
             return;
         }
 
-        _admitted = admitted; // left when the websocket ends (OnCompleted)
+        _admitted = admitted; // left when the websocket ends (IWebSocketTransport.OnEnded)
         _remote = null;
         _driver = driver;
         _state = State.Open;
         Flush(); // the 101 goes out with whatever the websocket's first read produces
         server.OnWebSocketOpened();
-        driver.Completion.ConfigureAwait(false).GetAwaiter().UnsafeOnCompleted(OnCompleted); // one delegate, no task
         driver.Start(listener);
         if (!behind.IsEmpty)
         {

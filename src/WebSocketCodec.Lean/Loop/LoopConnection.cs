@@ -28,7 +28,7 @@ internal sealed partial class LoopConnection
 
     private readonly EventLoop _loop;
     private readonly int _slot;
-    private readonly SocketOutput _output;
+    private SocketOutput _output; // a struct, used in place
     private IPEndPoint? _remote; // until the handshake hands it to the application
     private int _fd;
     private State _state;
@@ -271,8 +271,9 @@ internal sealed partial class LoopConnection
     }
 
     /// <summary>The websocket has ended (any thread): it leaves the cap and the count at once; the loop closes the
-    /// descriptor once our last bytes are sent.</summary>
-    private void OnCompleted()
+    /// descriptor once our last bytes are sent. The driver's word, not a continuation on its completion: an open
+    /// websocket keeps no delegate for its end.</summary>
+    void IWebSocketTransport.OnEnded(WebSocketCloseInfo info)
     {
         Server.OnWebSocketEnded(_admitted);
         Request(RequestEnded);

@@ -8,9 +8,10 @@ namespace WebSocketCodec.Lean.Loop;
 /// One connection's unsent output: pooled chunks in a ring, appended at the tail by the writer and written to the
 /// socket from the head with <c>writev</c>; a chunk goes back to the pool as soon as it is sent, so a websocket with
 /// nothing to send holds no buffer. Not thread-safe: its connection calls it under its lock. Only bytes marked flushed
-/// are sent (the writer may be appending behind them).
+/// are sent (the writer may be appending behind them). A struct held in its connection's field (one object less per
+/// websocket): never copied.
 /// </summary>
-internal sealed class SocketOutput
+internal struct SocketOutput
 {
     /// <summary>The size of a chunk (a larger one, from the shared pool, for a larger request).</summary>
     public const int ChunkSize = ChunkPool.ChunkSize;
@@ -18,9 +19,10 @@ internal sealed class SocketOutput
     private const int MaxVectors = 32;
 
     private readonly ChunkPool _pool;
+#pragma warning disable IDE0044 // reassigned when the ring grows
 
-    private byte[]?[] _arrays = new byte[]?[2];
-    private int[] _ends = new int[2];
+    private byte[]?[] _arrays;
+    private int[] _ends;
     private int _head;       // ring index of the oldest chunk
     private int _count;      // chunks in the ring
     private int _headSent;   // bytes of the head chunk already sent
@@ -28,14 +30,20 @@ internal sealed class SocketOutput
     private long _flushed;   // bytes marked for sending, ever
     private long _sent;      // bytes written to the socket, ever
     private bool _writerHolds; // the writer holds memory of the tail chunk (between GetMemory and Advance)
+#pragma warning restore IDE0044
 
-    public SocketOutput(ChunkPool pool) => _pool = pool;
+    public SocketOutput(ChunkPool pool)
+    {
+        _pool = pool;
+        _arrays = new byte[]?[2];
+        _ends = new int[2];
+    }
 
     /// <summary>Bytes marked for sending and not sent yet.</summary>
-    public long Unsent => _flushed - _sent;
+    public readonly long Unsent => _flushed - _sent;
 
     /// <summary>Whether the output holds no chunk at all.</summary>
-    public bool IsEmpty => _count == 0;
+    public readonly bool IsEmpty => _count == 0;
 
     public Memory<byte> GetMemory(int sizeHint)
     {
@@ -117,7 +125,7 @@ internal sealed class SocketOutput
     }
 
     /// <summary>One <c>send</c> of what the head chunk holds for sending (the common case: no pinning handle).</summary>
-    private unsafe nint SendHead(int fd)
+    private readonly unsafe nint SendHead(int fd)
     {
         int length = (int)Math.Min(_ends[_head] - _headSent, _flushed - _sent);
         fixed (byte* start = &_arrays[_head]![_headSent])
@@ -128,7 +136,7 @@ internal sealed class SocketOutput
 
     /// <summary>One <c>writev</c> of up to <see cref="MaxVectors"/> chunks, pinned for the call (pooled arrays are
     /// not pinned otherwise).</summary>
-    private unsafe nint SendGathered(int fd)
+    private readonly unsafe nint SendGathered(int fd)
     {
         Span<Libc.IoVec> vectors = stackalloc Libc.IoVec[MaxVectors];
         Span<GCHandle> pins = stackalloc GCHandle[MaxVectors];
@@ -232,7 +240,7 @@ internal sealed class SocketOutput
         }
     }
 
-    private void Return(byte[] chunk)
+    private readonly void Return(byte[] chunk)
     {
         if (chunk.Length == ChunkSize)
         {
@@ -244,7 +252,7 @@ internal sealed class SocketOutput
         }
     }
 
-    private int Index(int offset) => (_head + offset) % _arrays.Length;
+    private readonly int Index(int offset) => (_head + offset) % _arrays.Length;
 
     private void Grow()
     {

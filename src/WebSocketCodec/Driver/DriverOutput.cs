@@ -40,7 +40,6 @@ internal sealed class DriverOutput : IBufferWriter<byte>
     private TaskCompletionSource? _writableAgain; // completed when writable again (or ended)
     private int _dispatching;
     private TaskCompletionSource? _readEnded;     // completed when the loop's dispatch in progress ends
-    private readonly object _waitersSync = new(); // the flush waiters' queue (never waited for behind a dispatch)
     private int _handOver;                        // 1: a flusher left the end of a flush to the dispatching loop
     private ValueTask<bool> _handedOver;          // that flush (completed)
 
@@ -308,7 +307,7 @@ internal sealed class DriverOutput : IBufferWriter<byte>
         }
 
         var done = new TaskCompletionSource<bool>(TaskCreationOptions.RunContinuationsAsynchronously);
-        lock (_waitersSync)
+        lock (this) // the flush waiters' queue, never waited for behind a dispatch
         {
             (_flushWaiters ??= new()).Enqueue((target, done));
         }
@@ -329,7 +328,7 @@ internal sealed class DriverOutput : IBufferWriter<byte>
         {
             TaskCompletionSource<bool> done;
             bool taken;
-            lock (_waitersSync) // not Sync: a flusher never waits behind the loop's dispatch
+            lock (this) // the flush waiters' queue (an internal object: no one else locks it); not Sync: a flusher never waits behind the loop's dispatch
             {
                 if (_flushWaiters is not { Count: > 0 } waiters)
                 {

@@ -72,4 +72,13 @@ public interface IWebSocketTransport
     /// is due, the listener's wait ended, the websocket was aborted, the output drained). Any thread; requests that come
     /// before the turn runs may be merged into one.</summary>
     void ScheduleTurn();
+
+    /// <summary>The websocket has ended, its output too, and its listener heard of it: called once, right before
+    /// <see cref="WebSocketDriver.Completion"/> completes, on whichever thread finished it. A host that counts its
+    /// websockets or frees the connection at the end learns it here without a continuation on that task. Must not
+    /// throw.</summary>
+    /// <param name="info">How the websocket ended.</param>
+    void OnEnded(WebSocketCloseInfo info)
+    {
+    }
 }

@@ -158,7 +158,14 @@ public sealed partial class WebSocketDriver
         }
         finally
         {
-            _completion.TrySetResult(info);
+            try
+            {
+                _transport.OnEnded(info);
+            }
+            finally
+            {
+                SetComplete(info);
+            }
         }
     }
 
@@ -166,7 +173,7 @@ public sealed partial class WebSocketDriver
 
     /// <summary>An exception the listener's <see cref="IWebSocketFrameListener.OnClose"/> threw (the websocket had
     /// ended; a host may rethrow it to whoever runs the websocket).</summary>
-    public Exception? CloseCallbackError => _completion.Task.IsCompleted ? _closeCallbackError : null;
+    public Exception? CloseCallbackError => IsComplete ? _closeCallbackError : null;
 
     /// <summary>Ends our direction of the transport once: flushes what was appended (our Close included) within the
     /// close timeout, or not at all when the websocket was given up (aborted, keep-alive or close timeout, slow

@@ -27,8 +27,9 @@ public sealed partial class WebSocketDriver : IWebSocketGroupMember, IDisposable
     private readonly DriverOutput _output;
     private readonly WebSocketSession _session;
     private readonly TimeProvider _time;
-    private readonly TaskCompletionSource<WebSocketCloseInfo> _completion =
-        new(TaskCreationOptions.RunContinuationsAsynchronously);
+    // Null until Completion is asked for or the websocket ends: then a TaskCompletionSource (asked for first) or the
+    // completed task (ended first). An idle websocket nobody awaits keeps no task.
+    private object? _completion;
     private readonly CancellationTokenSource _abortSource = new();
 
     private ITimer? _timer;
@@ -122,7 +123,40 @@ public sealed partial class WebSocketDriver : IWebSocketGroupMember, IDisposable
     public WebSocketFrameSender Sender { get; }
 
     /// <summary>Completes when the websocket has ended and its transport's output ended, with how it ended.</summary>
-    public Task<WebSocketCloseInfo> Completion => _completion.Task;
+    public Task<WebSocketCloseInfo> Completion
+    {
+        get
+        {
+            object? current = Volatile.Read(ref _completion);
+            if (current is null)
+            {
+                var source = new TaskCompletionSource<WebSocketCloseInfo>(TaskCreationOptions.RunContinuationsAsynchronously);
+                current = Interlocked.CompareExchange(ref _completion, source, null) ?? source;
+            }
+
+            return current as Task<WebSocketCloseInfo> ?? ((TaskCompletionSource<WebSocketCloseInfo>)current).Task;
+        }
+    }
+
+    /// <summary>Whether the websocket has ended and reported it (<see cref="Completion"/> is complete).</summary>
+    private bool IsComplete => Volatile.Read(ref _completion) switch
+    {
+        Task<WebSocketCloseInfo> => true,
+        TaskCompletionSource<WebSocketCloseInfo> source => source.Task.IsCompleted,
+        _ => false,
+    };
+
+    /// <summary>Completes <see cref="Completion"/> once, whether or not anyone asked for it yet.</summary>
+    private void SetComplete(WebSocketCloseInfo info)
+    {
+        object? current = Volatile.Read(ref _completion);
+        if (current is null)
+        {
+            current = Interlocked.CompareExchange(ref _completion, Task.FromResult(info), null);
+        }
+
+        (current as TaskCompletionSource<WebSocketCloseInfo>)?.TrySetResult(info);
+    }
 
     /// <summary>Whether <see cref="Start"/> was called.</summary>
     public bool IsStarted => Volatile.Read(ref _started) != 0;
@@ -190,9 +224,9 @@ public sealed partial class WebSocketDriver : IWebSocketGroupMember, IDisposable
     public Task<WebSocketCloseInfo> CloseAsync(
         CloseStatus status = CloseStatus.NormalClosure, string? reason = null, CancellationToken cancellationToken = default)
     {
-        if (_completion.Task.IsCompleted)
+        if (IsComplete)
         {
-            return _completion.Task;
+            return Completion;
         }
 
         _closeRequested = true; // later sends are refused; those queued before go ahead of the Close
@@ -208,7 +242,7 @@ public sealed partial class WebSocketDriver : IWebSocketGroupMember, IDisposable
             _ = CloseAfterReadAsync(status, reason); // the loop dispatches a read: the Close goes right after it
         }
 
-        return cancellationToken.CanBeCanceled ? _completion.Task.WaitAsync(cancellationToken) : _completion.Task;
+        return cancellationToken.CanBeCanceled ? Completion.WaitAsync(cancellationToken) : Completion;
     }
 
     private volatile bool _closeRequested;
@@ -252,7 +286,7 @@ public sealed partial class WebSocketDriver : IWebSocketGroupMember, IDisposable
     /// <summary>Ends the websocket at once, without a close handshake (any thread).</summary>
     public void Abort()
     {
-        if (_completion.Task.IsCompleted)
+        if (IsComplete)
         {
             return;
         }
@@ -266,7 +300,7 @@ public sealed partial class WebSocketDriver : IWebSocketGroupMember, IDisposable
     /// application's abort. Any thread.</summary>
     public void TransportLost()
     {
-        if (_completion.Task.IsCompleted)
+        if (IsComplete)
         {
             return;
         }
