@@ -136,6 +136,7 @@ internal static class PerfServer
             {
                 Accept = accept,
                 ReceiveBufferSize = int.TryParse(Environment.GetEnvironmentVariable("PERF_RECEIVE_BUFFER"), CultureInfo.InvariantCulture, out int receive) ? receive : new WebSocketCodec.Lean.LeanWebSocketServerOptions().ReceiveBufferSize,
+                LoopCount = int.TryParse(Environment.GetEnvironmentVariable("PERF_LOOPS"), CultureInfo.InvariantCulture, out int loops) ? loops : new WebSocketCodec.Lean.LeanWebSocketServerOptions().LoopCount,
                 Tls = tls ? new System.Net.Security.SslServerAuthenticationOptions { ServerCertificate = SelfSignedCertificate.Create() } : null,
             },
             (_, sender) => variant == Variants.Lean

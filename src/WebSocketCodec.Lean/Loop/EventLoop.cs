@@ -9,8 +9,8 @@ namespace WebSocketCodec.Lean.Loop;
 /// One event loop: a thread, an epoll instance, the connections it accepted, and one receive buffer they all share
 /// (each read is parsed in place by the core before the next read reuses it). An iteration waits for readiness,
 /// accepts, reads and dispatches, runs the requests other threads queued (the driver's turns, aborts, ends), then writes
-/// every connection that produced output in the iteration once. Timeouts of handshakes and closes are checked every
-/// quarter second.
+/// every connection that produced output in the iteration once. The websockets' own timers turn in the loop's wheel
+/// (<see cref="Timers"/>); deadlines of handshakes and refusals are checked every quarter second.
 /// </summary>
 internal sealed unsafe class EventLoop : IDisposable
 {
@@ -65,7 +65,17 @@ internal sealed unsafe class EventLoop : IDisposable
         }
 
         _thread = new Thread(Run) { IsBackground = true, Name = $"WebSocketCodec.Lean loop {index}" };
+        Timers = new LoopTimers(Wake, () => IsOnLoop);
+
+        // The drivers' timers turn in this loop's wheel, unless the application chose its own clock.
+        Session = server.Session.TimeProvider is null ? server.Session with { TimeProvider = Timers } : server.Session;
     }
+
+    /// <summary>The timers of this loop's websockets.</summary>
+    public LoopTimers Timers { get; }
+
+    /// <summary>The session options of this loop's websockets: the server's, with the loop's timers.</summary>
+    public WebSocketSessionOptions Session { get; }
 
     /// <summary>The receive buffer every connection of the loop reads into (pinned).</summary>
     public byte[] ReceiveBuffer { get; }
@@ -128,11 +138,15 @@ internal sealed unsafe class EventLoop : IDisposable
         return closing.Task;
     }
 
-    /// <summary>Queues <paramref name="connection"/>'s requests for the loop and wakes it. Any thread.</summary>
+    /// <summary>Queues <paramref name="connection"/>'s requests for the loop and wakes it. Any thread; on the loop
+    /// no wake is needed: the loop runs its queue before it sleeps again.</summary>
     public void Enqueue(LoopConnection connection)
     {
         _requests.Enqueue(connection);
-        Wake();
+        if (!IsOnLoop)
+        {
+            Wake();
+        }
     }
 
     /// <summary>Stops the loop (after the server closed its websockets) and waits for its thread.</summary>
@@ -213,7 +227,19 @@ internal sealed unsafe class EventLoop : IDisposable
         {
             // Deadlines are checked every quarter second while any is set; the chunk pool is trimmed every 10 s while it
             // holds chunks (an idle loop with nothing to do sleeps).
+            // The websockets' timers wake the loop at their next tick; requests the loop queued itself, at once.
             int timeout = _timed.Count > 0 || _acceptPausedUntil != 0 ? 250 : Chunks.Retained > 0 ? 10_000 : -1;
+            int timers = Timers.SleepMilliseconds();
+            if (timers >= 0 && (timeout < 0 || timers < timeout))
+            {
+                timeout = timers;
+            }
+
+            if (!_requests.IsEmpty)
+            {
+                timeout = 0;
+            }
+
             int count = Libc.epoll_wait(_epoll, _events.Pointer, MaxEvents, timeout);
             if (count < 0)
             {
@@ -257,6 +283,7 @@ internal sealed unsafe class EventLoop : IDisposable
                 }
             }
 
+            Timers.RunDue(_server.ReportConnectionFailure);
             RunRequests();
             if (Volatile.Read(ref _closeAll) is not null && Interlocked.Exchange(ref _closeAll, null) is { } closeAll)
             {

@@ -76,7 +76,7 @@ internal sealed partial class LoopConnection
             return;
         }
 
-        var driver = new WebSocketDriver(this, WebSocketRole.Server, server.Session, decision.Subprotocol);
+        var driver = new WebSocketDriver(this, WebSocketRole.Server, _loop.Session, decision.Subprotocol);
         if (decision.Deflate is { } deflate)
         {
             driver.EnablePerMessageDeflate(deflate, server.Accept.Deflate!);

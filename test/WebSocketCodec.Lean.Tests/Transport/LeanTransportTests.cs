@@ -193,4 +193,32 @@ public sealed class LeanTransportTests
         SocketException error = Assert.Throws<SocketException>(() => LeanServers.StartEcho(configure: o => o.EndPoint = first.EndPoint));
         Assert.Equal(SocketError.AddressAlreadyInUse, error.SocketErrorCode);
     }
+
+    [Fact]
+    public async Task TheLoopsTimersPingAPeerThatSaysNothingAndGiveUpOneThatNeverAnswers()
+    {
+        var accept = new WebSocketAcceptOptions
+        {
+            Session = new WebSocketSessionOptions { KeepAliveInterval = TimeSpan.FromMilliseconds(200), KeepAliveTimeout = TimeSpan.FromMilliseconds(300) },
+        };
+        await using LeanWebSocketServer server = LeanServers.StartEcho(accept);
+        using System.Net.Sockets.Socket socket = await RawHttp.ConnectAsync(new System.Net.IPEndPoint(System.Net.IPAddress.Loopback, server.EndPoint.Port));
+        await socket.SendAsync(Encoding.ASCII.GetBytes(RawHttp.Upgrade("/echo")), RawHttp.Timeout());
+        Assert.StartsWith("HTTP/1.1 101", await RawHttp.ReadHeadAsync(socket));
+
+        // Silent and deaf: the loop's wheel fires the keep-alive (a Ping), then the timeout (a Close, and the end).
+        var clock = System.Diagnostics.Stopwatch.StartNew();
+        byte[] received = await RawHttp.ReadToEndAsync(socket);
+        TimeSpan took = clock.Elapsed;
+        var frames = WireFrames.Read(received, WebSocketRole.Client);
+        Assert.Equal(WebSocketOpcode.Ping, frames[0].Opcode);
+        Assert.Equal(WebSocketOpcode.Close, frames[^1].Opcode);
+        Assert.True(took >= TimeSpan.FromMilliseconds(450), $"given up after {took.TotalMilliseconds:F0} ms, before the keep-alive and its timeout");
+        for (int i = 0; i < 500 && server.OpenWebSockets > 0; i++)
+        {
+            await Task.Delay(10); // the count drops as the driver reports its end, right behind the connection's
+        }
+
+        Assert.Equal(0, server.OpenWebSockets);
+    }
 }
