@@ -45,6 +45,7 @@ internal sealed unsafe class EventLoop : IDisposable
     private long _nextTrim;
     private long _acceptPausedUntil;
     private int _loopThreadId;
+    private readonly Action<Exception> _reportTimerFailure; // made once: a method group per iteration would allocate
 
     public EventLoop(LeanServerCore server, int index)
     {
@@ -66,6 +67,7 @@ internal sealed unsafe class EventLoop : IDisposable
 
         _thread = new Thread(Run) { IsBackground = true, Name = $"WebSocketCodec.Lean loop {index}" };
         Timers = new LoopTimers(Wake, () => IsOnLoop);
+        _reportTimerFailure = server.ReportConnectionFailure;
 
         // The drivers' timers turn in this loop's wheel, unless the application chose its own clock.
         Session = server.Session.TimeProvider is null ? server.Session with { TimeProvider = Timers } : server.Session;
@@ -283,7 +285,7 @@ internal sealed unsafe class EventLoop : IDisposable
                 }
             }
 
-            Timers.RunDue(_server.ReportConnectionFailure);
+            Timers.RunDue(_reportTimerFailure);
             RunRequests();
             if (Volatile.Read(ref _closeAll) is not null && Interlocked.Exchange(ref _closeAll, null) is { } closeAll)
             {
