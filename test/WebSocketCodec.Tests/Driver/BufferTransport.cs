@@ -99,7 +99,13 @@ internal sealed class BufferTransport(int chunkSize = 4096, bool keepBytes = tru
     {
     }
 
-    public void ScheduleTurn()
-    {
-    }
+    /// <summary>Runs when the driver asks for a turn (by default nothing runs it).</summary>
+    public Action? TurnRequested { get; set; }
+
+    /// <summary>Runs when the driver reports its end.</summary>
+    public Action<WebSocketCloseInfo>? Ended { get; set; }
+
+    public void ScheduleTurn() => TurnRequested?.Invoke();
+
+    public void OnEnded(WebSocketCloseInfo info) => Ended?.Invoke(info);
 }

@@ -9,7 +9,7 @@ public sealed class DriverEndTests
     public async Task CompletionAskedForOnlyAfterTheEndIsCompleteWithWhatTheTransportWasTold()
     {
         var transport = new EndCountingTransport();
-        using var driver = new WebSocketDriver(transport, WebSocketRole.Server, new WebSocketSessionOptions());
+        using var driver = new WebSocketDriver(transport.Port, WebSocketRole.Server, new WebSocketSessionOptions());
         driver.Start(new QuietListener());
         driver.Receive(WireFrames.Client(WebSocketOpcode.Close, WireFrames.ClosePayload(1000, "bye")).AsSpan());
         driver.ReadComplete();
@@ -29,7 +29,7 @@ public sealed class DriverEndTests
     public async Task CompletionAskedForBeforeTheEndCompletesAfterTheTransportWasTold()
     {
         var transport = new EndCountingTransport();
-        using var driver = new WebSocketDriver(transport, WebSocketRole.Server, new WebSocketSessionOptions());
+        using var driver = new WebSocketDriver(transport.Port, WebSocketRole.Server, new WebSocketSessionOptions());
         transport.Driver = driver;
         driver.Start(new QuietListener());
         Task<WebSocketCloseInfo> completion = driver.Completion;
@@ -51,7 +51,7 @@ public sealed class DriverEndTests
         for (int round = 0; round < 50; round++)
         {
             var transport = new EndCountingTransport();
-            using var driver = new WebSocketDriver(transport, WebSocketRole.Server, new WebSocketSessionOptions());
+            using var driver = new WebSocketDriver(transport.Port, WebSocketRole.Server, new WebSocketSessionOptions());
             transport.Driver = driver;
             driver.Start(new QuietListener());
             using var go = new ManualResetEventSlim();
@@ -75,10 +75,22 @@ public sealed class DriverEndTests
 
     /// <summary>A port that keeps nothing, runs the turns the driver asks for on the thread pool, and counts the
     /// end's report.</summary>
-    private sealed class EndCountingTransport : IWebSocketTransport
+    private sealed class EndCountingTransport
     {
-        private readonly BufferTransport _inner = new(keepBytes: false);
         private int _endedCalls;
+
+        public EndCountingTransport()
+        {
+            Port.TurnRequested = () => ThreadPool.QueueUserWorkItem(static self => self.Driver?.RunTurn(), this, preferLocal: false);
+            Port.Ended = info =>
+            {
+                Interlocked.Increment(ref _endedCalls);
+                EndedBeforeCompletion = Driver is { } driver && !driver.Completion.IsCompleted;
+                Ended.TrySetResult(info);
+            };
+        }
+
+        public BufferTransport Port { get; } = new(keepBytes: false);
 
         public TaskCompletionSource<WebSocketCloseInfo> Ended { get; } = new(TaskCreationOptions.RunContinuationsAsynchronously);
 
@@ -88,48 +100,5 @@ public sealed class DriverEndTests
         public bool EndedBeforeCompletion { get; private set; }
 
         public WebSocketDriver? Driver { get; set; }
-
-        public bool CanHalfClose => false;
-
-        public void OnEnded(WebSocketCloseInfo info)
-        {
-            Interlocked.Increment(ref _endedCalls);
-            EndedBeforeCompletion = Driver is { } driver && !driver.Completion.IsCompleted;
-            Ended.TrySetResult(info);
-        }
-
-        public Memory<byte> GetOutputMemory(int sizeHint) => _inner.GetOutputMemory(sizeHint);
-
-        public void AdvanceOutput(int count) => _inner.AdvanceOutput(count);
-
-        public ValueTask<bool> FlushAsync() => _inner.FlushAsync();
-
-        public void CancelPendingFlush()
-        {
-        }
-
-        public void OnOutputEnding(long bytes)
-        {
-        }
-
-        public ValueTask EndOutputAsync(bool halfClose) => ValueTask.CompletedTask;
-
-        public void Abort()
-        {
-        }
-
-        public void PauseReading()
-        {
-        }
-
-        public void ResumeReading()
-        {
-        }
-
-        public void StopReading()
-        {
-        }
-
-        public void ScheduleTurn() => ThreadPool.QueueUserWorkItem(static transport => transport.Driver?.RunTurn(), this, preferLocal: false);
     }
 }
