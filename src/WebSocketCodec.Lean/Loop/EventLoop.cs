@@ -255,9 +255,20 @@ internal sealed unsafe class EventLoop : IDisposable
                 break;
             }
 
-            // Before any flag or the queue is read: a request queued from now on writes the eventfd again (a full fence,
-            // so no read below moves ahead of it).
-            Interlocked.Exchange(ref _wakeRequested, 0);
+            // The eventfd is drained first, then the wake flag cleared, then flags and the queue are read. In that order
+            // a wake either found the flag set (its request is read below) or writes the eventfd again. Cleared before
+            // the drain, a wake in between was swallowed by the drain and left the flag set with nothing to read: every
+            // later wake skipped the write and an idle loop slept through its stop.
+            for (int i = 0; i < count; i++)
+            {
+                if (_events.Data(i) == WakeToken)
+                {
+                    ulong value;
+                    Libc.read(_wakeFd, &value, sizeof(ulong));
+                }
+            }
+
+            Interlocked.Exchange(ref _wakeRequested, 0); // a full fence: no read below moves ahead of it
             if (_stopListening && _listenerReleased.Task.IsCompleted is false)
             {
                 ReleaseListener();
@@ -276,8 +287,7 @@ internal sealed unsafe class EventLoop : IDisposable
                 }
                 else if (token == WakeToken)
                 {
-                    ulong value;
-                    Libc.read(_wakeFd, &value, sizeof(ulong));
+                    continue; // drained above
                 }
                 else if (token < (ulong)_slotCount && _slots[token] is { } connection)
                 {

@@ -275,8 +275,14 @@ internal sealed partial class LoopConnection
     /// websocket keeps no delegate for its end.</summary>
     void IWebSocketTransport.OnEnded(WebSocketCloseInfo info)
     {
-        Server.OnWebSocketEnded(_admitted);
-        Request(RequestEnded);
+        try
+        {
+            Server.OnWebSocketEnded(_admitted);
+        }
+        finally
+        {
+            Request(RequestEnded); // the connection closes whatever the count says
+        }
     }
 
     private void OnEnded()

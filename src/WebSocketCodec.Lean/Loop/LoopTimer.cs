@@ -3,8 +3,6 @@ namespace WebSocketCodec.Lean.Loop;
 /// <summary>One timer of a <see cref="LoopTimers"/> wheel: a node of its slot's list, fired on the loop.</summary>
 internal sealed class LoopTimer(LoopTimers wheel, TimerCallback callback, object? state) : ITimer
 {
-    private long _periodMilliseconds = -1; // -1: fires once
-
     internal LoopTimer? Next { get; set; }
 
     internal LoopTimer? Previous { get; set; }
@@ -16,6 +14,9 @@ internal sealed class LoopTimer(LoopTimers wheel, TimerCallback callback, object
 
     internal bool IsDisposed { get; private set; }
 
+    /// <summary>The period (set under the wheel's lock); -1: fires once.</summary>
+    internal long PeriodMilliseconds { get; set; } = -1;
+
     public bool Change(TimeSpan dueTime, TimeSpan period)
     {
         if (IsDisposed)
@@ -25,8 +26,7 @@ internal sealed class LoopTimer(LoopTimers wheel, TimerCallback callback, object
 
         ArgumentOutOfRangeException.ThrowIfLessThan(dueTime, Timeout.InfiniteTimeSpan);
         ArgumentOutOfRangeException.ThrowIfLessThan(period, Timeout.InfiniteTimeSpan);
-        Volatile.Write(ref _periodMilliseconds, period == Timeout.InfiniteTimeSpan || period == TimeSpan.Zero ? -1 : (long)Math.Ceiling(period.TotalMilliseconds));
-        wheel.Schedule(this, dueTime);
+        wheel.Schedule(this, dueTime, period == Timeout.InfiniteTimeSpan || period == TimeSpan.Zero ? -1 : (long)Math.Ceiling(period.TotalMilliseconds));
         return true;
     }
 
@@ -39,10 +39,10 @@ internal sealed class LoopTimer(LoopTimers wheel, TimerCallback callback, object
         }
 
         callback(state);
-        long period = Volatile.Read(ref _periodMilliseconds);
+        long period = PeriodMilliseconds; // after the callback, which may have disarmed it
         if (period > 0 && !IsDisposed && !IsLinked)
         {
-            wheel.Schedule(this, TimeSpan.FromMilliseconds(period));
+            wheel.Schedule(this, TimeSpan.FromMilliseconds(period), period);
         }
     }
 

@@ -7,7 +7,9 @@ namespace WebSocketCodec.Lean.Loop;
 /// turns itself: a timer is a small object linked into the slot of its tick, armed and re-armed in constant time from
 /// any thread, and fired on the loop, so a due timer costs no thread-pool callback and no wake of the loop from
 /// another thread. The loop sleeps at most one tick while any timer is armed. Ticks are
-/// <see cref="TickMilliseconds"/> long: a timer fires up to one tick late, never early.
+/// <see cref="TickMilliseconds"/> long: a timer fires up to one tick late, never early. The server's websockets get it
+/// as their session options' <see cref="WebSocketSessionOptions.TimeProvider"/> (unless the application set one), so
+/// <c>driver.Options.TimeProvider</c> is this wheel: its callbacks run on the loop.
 /// </summary>
 internal sealed class LoopTimers : TimeProvider
 {
@@ -115,12 +117,15 @@ internal sealed class LoopTimers : TimeProvider
         _due.Clear();
     }
 
-    /// <summary>Arms <paramref name="timer"/> for <paramref name="due"/> from now, or disarms it (infinite).</summary>
-    internal void Schedule(LoopTimer timer, TimeSpan due)
+    /// <summary>Arms <paramref name="timer"/> for <paramref name="due"/> from now (then every
+    /// <paramref name="periodMilliseconds"/> when above 0), or disarms it (infinite).</summary>
+    internal void Schedule(LoopTimer timer, TimeSpan due, long periodMilliseconds = -1)
     {
         bool first;
         lock (_slots)
         {
+            timer.PeriodMilliseconds = periodMilliseconds;
+            bool noneArmed = _armed == 0;
             if (timer.IsLinked)
             {
                 UnlinkLocked(timer);
@@ -131,9 +136,9 @@ internal sealed class LoopTimers : TimeProvider
                 return;
             }
 
-            // Rounded up to whole ticks past the current one: never early.
-            long ticks = ((long)Math.Ceiling(due.TotalMilliseconds) + TickMilliseconds - 1) / TickMilliseconds;
-            timer.DueTick = Math.Max(CurrentTick, _turned) + Math.Max(ticks, 1);
+            // The first tick that starts at or after the exact due time: never early, at most a tick late.
+            long dueTimestamp = _clock() - _origin + (long)Math.Ceiling(due.TotalMilliseconds * Stopwatch.Frequency / 1000);
+            timer.DueTick = Math.Max((dueTimestamp + TickTimestamps - 1) / TickTimestamps, _turned + 1);
             ref LoopTimer? head = ref _slots[timer.DueTick & (SlotCount - 1)];
             timer.Next = head;
             timer.Previous = null;
@@ -144,7 +149,8 @@ internal sealed class LoopTimers : TimeProvider
 
             head = timer;
             timer.IsLinked = true;
-            first = ++_armed == 1;
+            _armed++;
+            first = noneArmed; // a re-arm of the only timer finds the loop counting ticks already
         }
 
         if (first && !_isOnLoop())

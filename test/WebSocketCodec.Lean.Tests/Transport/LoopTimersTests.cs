@@ -139,4 +139,52 @@ public sealed class LoopTimersTests
         using ITimer onLoop = wheel.CreateTimer(_ => { }, null, TimeSpan.FromSeconds(1), Timeout.InfiniteTimeSpan);
         Assert.Equal(1, _wakes); // armed on the loop: it computes its sleep itself
     }
+
+    [Fact]
+    public void ATimerArmedLateInATickStillWaitsItsWholeTime()
+    {
+        LoopTimers wheel = NewWheel();
+        int fired = 0;
+        _now += 49 * Millisecond; // 49 ms into the first tick
+        using ITimer timer = wheel.CreateTimer(_ => fired++, null, TimeSpan.FromMilliseconds(50), Timeout.InfiniteTimeSpan);
+
+        for (int elapsed = 0; elapsed < 49; elapsed++)
+        {
+            _now += Millisecond; // turned every millisecond: up to 1 ms short of its time
+            wheel.RunDue(_ => { });
+        }
+
+        Assert.Equal(0, fired);
+        Advance(wheel, 60);
+        Assert.Equal(1, fired);
+    }
+
+    [Fact]
+    public void ReArmingTheOnlyTimerOffTheLoopDoesNotWakeItAgain()
+    {
+        LoopTimers wheel = NewWheel();
+        _onLoop = false;
+        using ITimer timer = wheel.CreateTimer(_ => { }, null, TimeSpan.FromSeconds(1), Timeout.InfiniteTimeSpan);
+        Assert.Equal(1, _wakes);
+        for (int i = 0; i < 10; i++)
+        {
+            timer.Change(TimeSpan.FromSeconds(2 + i), Timeout.InfiniteTimeSpan);
+        }
+
+        Assert.Equal(1, _wakes);
+        Assert.Equal(1, wheel.Armed);
+    }
+
+    [Fact]
+    public void APeriodicTimerDisarmedByItsOwnCallbackStops()
+    {
+        LoopTimers wheel = NewWheel();
+        int fired = 0;
+        ITimer? timer = null;
+        timer = wheel.CreateTimer(_ => { fired++; timer!.Change(Timeout.InfiniteTimeSpan, Timeout.InfiniteTimeSpan); }, null, TimeSpan.FromMilliseconds(100), TimeSpan.FromMilliseconds(100));
+        Advance(wheel, 1_000);
+        Assert.Equal(1, fired);
+        Assert.Equal(0, wheel.Armed);
+        timer.Dispose();
+    }
 }
