@@ -227,9 +227,9 @@ internal sealed unsafe class EventLoop : IDisposable
         _nextTrim = Stopwatch.GetTimestamp() + TrimInterval;
         while (!_stopping)
         {
-            // Deadlines are checked every quarter second while any is set; the chunk pool is trimmed every 10 s while it
-            // holds chunks (an idle loop with nothing to do sleeps).
-            // The websockets' timers wake the loop at their next tick; requests the loop queued itself, at once.
+            // Handshake and refusal deadlines are checked every quarter second while any is set, the websockets' timers
+            // at their wheel's next tick, requests the loop queued itself at once; the chunk pool is trimmed every 10 s
+            // while it holds chunks (an idle loop with nothing to do sleeps).
             int timeout = _timed.Count > 0 || _acceptPausedUntil != 0 ? 250 : Chunks.Retained > 0 ? 10_000 : -1;
             int timers = Timers.SleepMilliseconds();
             if (timers >= 0 && (timeout < 0 || timers < timeout))
