@@ -182,9 +182,19 @@ internal static class TlsConnection
         try
         {
             await ssl.ShutdownAsync().ConfigureAwait(false); // close_notify, then our FIN
+        }
+        catch (Exception error) when (error is not OutOfMemoryException)
+        {
+            // Gone already, or OpenSSL refused the close_notify: on Linux, SSL_shutdown while the peer's records arrive
+            // (its Close answer) fails now and then with its own exceptions ("wrong version number", error 5), which
+            // are not IOExceptions. The FIN below still ends our side.
+        }
+
+        try
+        {
             socket.Shutdown(SocketShutdown.Send);
         }
-        catch (Exception error) when (error is IOException or SocketException or ObjectDisposedException or InvalidOperationException)
+        catch (Exception error) when (error is SocketException or ObjectDisposedException)
         {
             // Gone already.
         }

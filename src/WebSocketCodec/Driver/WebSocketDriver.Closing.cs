@@ -126,15 +126,25 @@ public sealed partial class WebSocketDriver
 
     private async Task FinishAsync()
     {
-        lock (_output.Sync)
+        try
         {
-            _session.Dispose(); // returns a partly gathered frame's buffer and permessage-deflate's inflate buffers
+            lock (_output.Sync)
+            {
+                _session.Dispose(); // returns a partly gathered frame's buffer and permessage-deflate's inflate buffers
+            }
+
+            _timer?.Dispose();
+            await EndOutputAsync(halfCloseOnly: false).ConfigureAwait(false);
+            await TearDownGivenUpAsync().ConfigureAwait(false);
+            Volatile.Read(ref _inbox)?.Abandon(); // group frames still queued go back to their pool
+        }
+        catch (Exception error) when (error is not OutOfMemoryException)
+        {
+            // Whatever failed on the way, the websocket ends and reports it: nothing may leave Completion pending.
+            _error ??= error;
+            AbortTransport();
         }
 
-        _timer?.Dispose();
-        await EndOutputAsync(halfCloseOnly: false).ConfigureAwait(false);
-        await TearDownGivenUpAsync().ConfigureAwait(false);
-        Volatile.Read(ref _inbox)?.Abandon(); // group frames still queued go back to their pool
         WebSocketTelemetry.ActiveConnections.Add(-1);
 
         // An abort after the connection was failed (a host aborts a request when the peer's FIN ends the connection's
@@ -231,6 +241,13 @@ public sealed partial class WebSocketDriver
         {
             // The transport was torn down or failed: nothing left to end.
         }
+        catch (Exception error) when (error is not OutOfMemoryException)
+        {
+            // A host's transport failed to end its output in a way of its own (a TLS library's error, say): the
+            // connection is torn down so the peer sees it end, and the websocket still ends, with that failure.
+            _error ??= error;
+            AbortTransport();
+        }
         finally
         {
             _output.Release();
@@ -287,9 +304,9 @@ public sealed partial class WebSocketDriver
         {
             _transport.Abort();
         }
-        catch (Exception error) when (error is ObjectDisposedException or InvalidOperationException or IOException)
+        catch (Exception error) when (error is not OutOfMemoryException)
         {
-            // Already gone.
+            // Already gone, or a host's abort failed: the websocket ends either way.
         }
     }
 

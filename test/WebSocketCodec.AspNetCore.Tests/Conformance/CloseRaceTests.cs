@@ -24,7 +24,16 @@ public sealed class CloseRaceTests
         var serverEnd = new TaskCompletionSource<WebSocketCloseInfo>(TaskCreationOptions.RunContinuationsAsynchronously);
         var streaming = new TaskCompletionSource(TaskCreationOptions.RunContinuationsAsynchronously);
         WebApplication app = SampleHosting.CreateBuilder("127.0.0.1", 0, tls: false).Build();
-        var session = new WebSocketSessionOptions { IdleTimeout = cause == "idle" ? TimeSpan.FromMilliseconds(300) : TimeSpan.Zero };
+        var session = new WebSocketSessionOptions
+        {
+            IdleTimeout = cause == "idle" ? TimeSpan.FromMilliseconds(300) : TimeSpan.Zero,
+            // The peer below writes without pause until it has read everything the server sent before its Close; on a
+            // loaded machine that is megabytes later, past the drain's default bound (1 MiB after a message), which
+            // then ends the websocket as a close timeout (CI saw it). This test is about the race, not that bound (the
+            // session's tests check it), so both bounds are wide here.
+            MaxDrainBytes = 256L << 20,
+            CloseTimeout = TimeSpan.FromSeconds(15),
+        };
         app.MapWebSocket("/race", async (context, channel) =>
         {
             // The loop echoes every message (sends that stop at our Close: Send returns false); a task sends without

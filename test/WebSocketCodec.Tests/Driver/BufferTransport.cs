@@ -81,10 +81,21 @@ internal sealed class BufferTransport(int chunkSize = 4096, bool keepBytes = tru
     {
     }
 
-    public ValueTask EndOutputAsync(bool halfClose) => ValueTask.CompletedTask;
+    /// <summary>What ending the output does instead of nothing (a host whose close throws, say).</summary>
+    public Func<ValueTask>? EndingOutput { get; set; }
+
+    public ValueTask EndOutputAsync(bool halfClose) => EndingOutput?.Invoke() ?? ValueTask.CompletedTask;
+
+    /// <summary>How often the driver tore the transport down.</summary>
+    public int Aborts { get; private set; }
+
+    /// <summary>What an abort does besides counting (a host whose abort throws, say).</summary>
+    public Action? Aborting { get; set; }
 
     public void Abort()
     {
+        Aborts++;
+        Aborting?.Invoke();
     }
 
     public void PauseReading()

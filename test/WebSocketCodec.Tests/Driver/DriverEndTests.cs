@@ -66,6 +66,30 @@ public sealed class DriverEndTests
         }
     }
 
+    [Fact]
+    public async Task ATransportWhoseCloseThrowsItsOwnExceptionIsTornDownAndTheWebSocketStillEnds()
+    {
+        // As OpenSSL does now and then under SslStream.ShutdownAsync: an exception that is no IOException. Before, it
+        // escaped the driver's end and Completion never completed (a lean TLS connection stayed open for good).
+        var failure = new System.Security.Cryptography.CryptographicException("wrong version number");
+        var transport = new EndCountingTransport();
+        transport.Port.EndingOutput = () => ValueTask.FromException(failure);
+        transport.Port.Aborting = () => throw new NotSupportedException("and its abort fails too");
+        using var driver = new WebSocketDriver(transport.Port, WebSocketRole.Server, new WebSocketSessionOptions());
+        transport.Driver = driver;
+        driver.Start(new QuietListener());
+        Task<WebSocketCloseInfo> completion = driver.Completion;
+
+        driver.Receive(WireFrames.Client(WebSocketOpcode.Close, WireFrames.ClosePayload(1000, "bye")).AsSpan());
+        driver.ReadComplete();
+        WebSocketCloseInfo end = await completion.WaitAsync(TimeSpan.FromSeconds(10));
+
+        Assert.Same(failure, end.Error);
+        Assert.Equal(CloseStatus.NormalClosure, end.ReceivedStatus); // the exchange itself was complete
+        Assert.True(transport.Port.Aborts >= 1, "the transport was not torn down");
+        Assert.Equal(1, transport.EndedCalls);
+    }
+
     private sealed class QuietListener : IWebSocketFrameListener
     {
         public void OnFrame(WebSocketOpcode opcode, bool fin, int rsv, Span<byte> payload)
