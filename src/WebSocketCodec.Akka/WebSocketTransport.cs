@@ -75,7 +75,10 @@ public sealed class WebSocketTransport : global::Akka.Remote.Transport.Transport
             }
 
             port = _settings.Port != 0 ? _settings.Port : _hub.BoundPort()
-                ?? throw new InvalidOperationException("Endpoint mode with port = 0: start the application before the actor system, or set akka.remote.websocket.port.");
+                ?? throw new InvalidOperationException(
+                    "Endpoint mode with port = 0 before the application listens: set akka.remote.websocket.port to the application's port "
+                    + "(WebSocketRemotingOptions.Port with Akka.Hosting, which starts the actor system before the application binds), "
+                    + "or create the actor system after the application started.");
         }
         else
         {

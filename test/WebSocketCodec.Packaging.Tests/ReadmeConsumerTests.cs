@@ -13,13 +13,14 @@ namespace WebSocketCodec.Packaging.Tests;
 /// printed; then the server runs on 127.0.0.1 and the client gets its message echoed by both of the server's endpoints.
 /// The README's lean server compiles from the lean package, and the client gets its echo there too (on Linux).
 /// A fourth project compiles the README's two Akka nodes from the Akka package and runs them (one asks the other over
-/// the websocket transport).
+/// the websocket transport); a fifth compiles its three Akka.Hosting cluster nodes and runs them until all three are up.
 /// </summary>
 public sealed class ReadmeConsumerTests(ITestOutputHelper output)
 {
     private static readonly string[] Packages = ["WebSocketCodec", "WebSocketCodec.Pipelines", "WebSocketCodec.AspNetCore", "WebSocketCodec.Akka", "WebSocketCodec.Lean"];
     private static readonly TimeSpan CommandTimeout = TimeSpan.FromMinutes(5);
     private static readonly TimeSpan RunTimeout = TimeSpan.FromMinutes(1);
+    private const string AkkaClusterHostingVersion = "1.5.73"; // the newest served (Directory.Packages.props)
 
     [SkippableFact]
     public async Task TheReadmeServersAndClientCompileFromThePackagesAndEcho()
@@ -52,12 +53,16 @@ public sealed class ReadmeConsumerTests(ITestOutputHelper output)
         temp.Write("nodes/Program.cs", akka);
         Match asked = Regex.Match(akka, "Ask<string>\\(\"([^\"]+)\"");
         Assert.True(asked.Success, "the README's Akka nodes are expected to ask with a string literal: Ask<string>(\"...\")");
+        // Akka.Hosting: three cluster nodes, with Akka.Cluster.Hosting from the machine's feeds beside the package.
+        temp.Write("cluster/Cluster.csproj", Project("Microsoft.NET.Sdk", "WebSocketCodec.Akka", version, ("Akka.Cluster.Hosting", AkkaClusterHostingVersion)));
+        temp.Write("cluster/Program.cs", ReadmeSnippet.Read("akka-hosting"));
         temp.Write("consumer.slnx", """
             <Solution>
               <Project Path="server/Server.csproj" />
               <Project Path="client/Client.csproj" />
               <Project Path="lean/Lean.csproj" />
               <Project Path="nodes/Nodes.csproj" />
+              <Project Path="cluster/Cluster.csproj" />
             </Solution>
 
             """);
@@ -108,6 +113,20 @@ public sealed class ReadmeConsumerTests(ITestOutputHelper output)
         output.WriteLine($"akka: exit {akkaExit}\n{akkaOutput}");
         Assert.True(akkaExit == 0, "the README's Akka nodes:\n" + akkaOutput);
         Assert.Contains(asked.Groups[1].Value, akkaOutput.Split('\n').Select(line => line.Trim()));
+
+        (int clusterExit, string clusterOutput) = await DotnetProcess.RunAsync(
+            temp.Path, [temp.Combine("cluster/bin/Release/net10.0/Cluster.dll"), FreePort().ToString(CultureInfo.InvariantCulture)], RunTimeout);
+        output.WriteLine($"akka-hosting: exit {clusterExit}\n{clusterOutput}");
+        Assert.True(clusterExit == 0, "the README's Akka.Hosting cluster:\n" + clusterOutput);
+        Assert.Contains("cluster members: 3", clusterOutput.Split('\n').Select(line => line.Trim()));
+    }
+
+    /// <summary>A loopback port free when asked (the README's seed node is told its port in advance).</summary>
+    private static int FreePort()
+    {
+        using var listener = new System.Net.Sockets.TcpListener(System.Net.IPAddress.Loopback, 0);
+        listener.Start();
+        return ((System.Net.IPEndPoint)listener.LocalEndpoint).Port;
     }
 
     private async Task PackAsync(string version, string feed, string nuspecFolder)
@@ -128,7 +147,7 @@ public sealed class ReadmeConsumerTests(ITestOutputHelper output)
     }
 
     /// <summary>What <c>dotnet new web</c> / <c>dotnet new console</c> make, plus the one package reference.</summary>
-    private static string Project(string sdk, string package, string version) => $"""
+    private static string Project(string sdk, string package, string version, params (string Id, string Version)[] others) => $"""
         <Project Sdk="{sdk}">
           <PropertyGroup>
             {(sdk == "Microsoft.NET.Sdk" ? "<OutputType>Exe</OutputType>" : "")}
@@ -138,7 +157,7 @@ public sealed class ReadmeConsumerTests(ITestOutputHelper output)
           </PropertyGroup>
           <ItemGroup>
             <PackageReference Include="{package}" Version="{version}" />
-          </ItemGroup>
+        {string.Concat(others.Select(other => $"    <PackageReference Include=\"{other.Id}\" Version=\"{other.Version}\" />\n    "))}  </ItemGroup>
         </Project>
 
         """;
