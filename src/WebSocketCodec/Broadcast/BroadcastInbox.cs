@@ -44,6 +44,10 @@ internal abstract class BroadcastInbox
     /// estimate is enough for the hard limit). Under the host's lock (in <see cref="RunQueued"/>) it must be exact.</summary>
     protected abstract long OutputBytes { get; }
 
+    /// <summary>Closes the websocket with <paramref name="status"/> (its Close goes after the frames it has taken);
+    /// never waits for it.</summary>
+    public abstract void Close(CloseStatus status, string? reason);
+
     /// <summary>Bytes of frames waiting in the queue.</summary>
     public long QueuedBytes => Volatile.Read(ref _queuedBytes);
 

@@ -95,6 +95,31 @@ public sealed class WebSocketGroup
         }
     }
 
+    /// <summary>Closes every member with <paramref name="status"/> (each one's Close goes out after the group's
+    /// messages it has taken) and empties the group: a room that shuts down, a server node that leaves its cluster.
+    /// Never waits for a member; the closes complete on their own.</summary>
+    /// <param name="status">The close status (1001, going away, by default).</param>
+    /// <param name="reason">The close reason (at most 123 bytes of UTF-8).</param>
+    /// <returns>How many members were closed.</returns>
+    public int CloseAll(CloseStatus status = CloseStatus.GoingAway, string? reason = null)
+    {
+        BroadcastInbox[] members;
+        lock (_membership)
+        {
+            members = [.. _members];
+            _members.Clear();
+            _index.Clear();
+            _changed = true;
+        }
+
+        foreach (BroadcastInbox member in members)
+        {
+            member.Close(status, reason);
+        }
+
+        return members.Length;
+    }
+
     /// <summary>Sends one whole message to every member: encoded once, the same bytes appended to each member's output
     /// (or queued for its own thread when its output is busy right now). Never waits for the network or for a member;
     /// safe from any thread, a listener's callbacks included.</summary>

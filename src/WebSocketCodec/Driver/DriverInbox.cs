@@ -27,6 +27,8 @@ internal sealed class DriverInbox(WebSocketDriver connection, DriverOutput outpu
 
     protected override long OutputBytes => output.UnflushedRelaxed;
 
+    public override void Close(CloseStatus status, string? reason) => _ = connection.CloseAsync(status, reason);
+
     protected override bool TryAppendNow(BroadcastFrame frame)
     {
         if (connection.IsOnReadLoop)

@@ -44,6 +44,17 @@ internal sealed class FakeMember(WebSocketRole role = WebSocketRole.Server, bool
 
     public bool HasQueued => !QueueIsEmpty;
 
+    /// <summary>The closes asked of this member (status and reason), in order.</summary>
+    public List<(CloseStatus Status, string? Reason)> Closes { get; } = [];
+
+    public override void Close(CloseStatus status, string? reason)
+    {
+        lock (_sync)
+        {
+            Closes.Add((status, reason));
+        }
+    }
+
     protected override bool CanSend => Sending;
 
     protected override bool IsWritable => Writable;

@@ -29,6 +29,53 @@ public sealed class WebSocketGroupTests
     }
 
     [Fact]
+    public void CloseAllClosesEveryMemberOnceAndEmptiesTheGroup()
+    {
+        var group = new WebSocketGroup();
+        FakeMember[] members = [new(), new(), new()];
+        foreach (FakeMember member in members)
+        {
+            group.Add(member);
+        }
+
+        Assert.Equal(3, group.CloseAll(CloseStatus.GoingAway, "node leaving"));
+
+        Assert.Equal(0, group.Count);
+        Assert.All(members, member => Assert.Equal([(CloseStatus.GoingAway, "node leaving")], member.Closes));
+        Assert.Equal(0, group.CloseAll()); // nobody left to close
+        Assert.All(members, member => Assert.Single(member.Closes));
+        Assert.Equal(default, group.Broadcast(WebSocketOpcode.Text, Text("after"))); // and nobody gets more
+        Assert.All(members, member => Assert.Empty(member.Frames));
+    }
+
+    [Fact]
+    public async Task CloseAllSendsEachWebSocketItsCloseAfterWhatTheGroupSentIt()
+    {
+        var transport = new WebSocketCodec.Tests.Driver.BufferTransport();
+        using var driver = new WebSocketDriver(transport, WebSocketRole.Server, new WebSocketSessionOptions());
+        driver.Start(new NoFrames());
+        var group = new WebSocketGroup();
+        group.Add(driver);
+        group.Broadcast(WebSocketOpcode.Text, Text("last words"));
+
+        group.CloseAll(CloseStatus.GoingAway, "bye");
+
+        await Eventually.True(() => driver.State == WebSocketSessionState.CloseSent);
+        byte[] wire = transport.Committed.ToArray();
+        byte[] text = [0x81, 10, .. Text("last words")];
+        Assert.Equal(text, wire[..text.Length]);
+        Assert.Equal(0x88, wire[text.Length]); // then the Close
+        Assert.Equal(1001, (wire[text.Length + 2] << 8) | wire[text.Length + 3]);
+    }
+
+    private sealed class NoFrames : IWebSocketFrameListener
+    {
+        public void OnFrame(WebSocketOpcode opcode, bool fin, int rsv, Span<byte> payload)
+        {
+        }
+    }
+
+    [Fact]
     public void EveryMemberGetsTheSameEncodedBytes()
     {
         var pool = new CountingPool();
