@@ -14,6 +14,13 @@ public sealed record ChatOptions
     /// <summary>Serve TLS with a self-signed certificate made at start.</summary>
     public bool Tls { get; init; }
 
+    /// <summary>The seed nodes of the cluster to join (<c>--seeds</c>, their base URLs: <c>http://host:port</c>); empty:
+    /// no cluster. On a cluster each room is a cluster group, and the node's Akka remoting shares its port.</summary>
+    public IReadOnlyList<Uri> Seeds { get; init; } = [];
+
+    /// <summary>The cluster's actor system name, the same on every node.</summary>
+    public string ClusterName { get; init; } = "chat";
+
     /// <summary>The largest text message a member may send (Close 1009 beyond): 4 KiB.</summary>
     public int MaxMessageBytes { get; init; } = 4 * 1024;
 

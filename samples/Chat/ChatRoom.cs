@@ -1,4 +1,5 @@
 using System.Buffers;
+using WebSocketCodec.Akka.Cluster;
 
 namespace WebSocketCodec.Samples.Chat;
 
@@ -6,19 +7,22 @@ namespace WebSocketCodec.Samples.Chat;
 /// left has had every message, in the order the room relayed them. A member behind a burst is not closed while its peer
 /// keeps reading (the library's rule by progress): only one whose peer took nothing for the slow-consumer timeout, or
 /// that fell behind by more than the hard limit. Retired for good when its last member leaves (see
-/// <see cref="ChatRooms"/>).</summary>
+/// <see cref="ChatRooms"/>). On a cluster (<c>--seeds</c>) the room is a cluster group: its members on every node
+/// get its messages, each node closing its own slow members.</summary>
 public sealed class ChatRoom
 {
     private readonly object _gate = new();
     private readonly WebSocketGroup _group;
+    private readonly ClusterWebSocketGroup? _cluster;
     private int _joined;
     private bool _retired;
     private int _slowMembersClosed;
 
-    internal ChatRoom(string name, ArrayPool<byte>? pool)
+    internal ChatRoom(string name, ArrayPool<byte>? pool, ClusterWebSocketGroup? cluster = null)
     {
         Name = name;
-        _group = new WebSocketGroup(SlowMemberPolicy.Close, pool);
+        _cluster = cluster;
+        _group = cluster?.Local ?? new WebSocketGroup(SlowMemberPolicy.Close, pool);
     }
 
     /// <summary>The room's name (the <c>{room}</c> of <c>/chat/{room}</c>).</summary>
@@ -31,8 +35,19 @@ public sealed class ChatRoom
     /// <summary>How many members' websockets ended closed for not reading (1008 "slow consumer").</summary>
     public int SlowMembersClosed => Volatile.Read(ref _slowMembersClosed);
 
-    /// <summary>Sends one text to every member, the sender included, encoded once. Never waits on a member.</summary>
-    internal void Relay(ReadOnlySpan<byte> text) => _group.Broadcast(WebSocketOpcode.Text, text);
+    /// <summary>Sends one text to every member, the sender included, encoded once (once per node on a cluster: the
+    /// room's members on the other nodes get it through their node). Never waits on a member.</summary>
+    internal void Relay(ReadOnlySpan<byte> text)
+    {
+        if (_cluster is { } cluster)
+        {
+            cluster.Broadcast(WebSocketOpcode.Text, text);
+        }
+        else
+        {
+            _group.Broadcast(WebSocketOpcode.Text, text);
+        }
+    }
 
     /// <summary>A member's websocket ended as a slow consumer.</summary>
     internal void CountSlowMember() => Interlocked.Increment(ref _slowMembersClosed);

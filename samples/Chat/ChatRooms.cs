@@ -1,5 +1,6 @@
 using System.Buffers;
 using System.Collections.Concurrent;
+using WebSocketCodec.Akka.Cluster;
 
 namespace WebSocketCodec.Samples.Chat;
 
@@ -12,9 +13,15 @@ public sealed class ChatRooms
 {
     private readonly ConcurrentDictionary<string, ChatRoom> _rooms = new(StringComparer.Ordinal);
     private readonly ArrayPool<byte>? _pool;
+    private readonly Func<string, ClusterWebSocketGroup>? _cluster;
 
-    /// <summary>Creates an empty set of rooms whose broadcast frames come from <paramref name="pool"/>.</summary>
-    public ChatRooms(ArrayPool<byte>? pool = null) => _pool = pool;
+    /// <summary>Creates an empty set of rooms whose broadcast frames come from <paramref name="pool"/>; with
+    /// <paramref name="cluster"/>, each room is the cluster group of its name.</summary>
+    public ChatRooms(ArrayPool<byte>? pool = null, Func<string, ClusterWebSocketGroup>? cluster = null)
+    {
+        _pool = pool;
+        _cluster = cluster;
+    }
 
     /// <summary>How many rooms have members.</summary>
     public int Count => _rooms.Count;
@@ -27,7 +34,7 @@ public sealed class ChatRooms
     {
         while (true)
         {
-            ChatRoom room = _rooms.GetOrAdd(name, static (key, pool) => new ChatRoom(key, pool), _pool);
+            ChatRoom room = _rooms.GetOrAdd(name, static (key, self) => new ChatRoom(key, self._pool, self._cluster?.Invoke(key)), this);
             if (room.TryJoin(member))
             {
                 return room;

@@ -1,6 +1,7 @@
 using Microsoft.AspNetCore.Builder;
 using Microsoft.AspNetCore.Http;
 using Microsoft.Extensions.Hosting;
+using WebSocketCodec.Akka;
 using WebSocketCodec.Samples.EchoServer;
 
 namespace WebSocketCodec.Samples.Chat;
@@ -31,8 +32,15 @@ public sealed class ChatServerHost : IAsyncDisposable
     public static async Task<ChatServerHost> StartAsync(ChatOptions options, CancellationToken cancellationToken = default)
     {
         ArgumentNullException.ThrowIfNull(options);
-        WebApplication app = SampleHosting.CreateBuilder(options.Host, options.Port, options.Tls).Build();
-        var rooms = new ChatRooms(options.Pool);
+        WebApplicationBuilder builder = SampleHosting.CreateBuilder(options.Host, options.Port, options.Tls);
+        bool clustered = options.Seeds.Count > 0;
+        if (clustered)
+        {
+            ChatCluster.AddTo(builder, options);
+        }
+
+        WebApplication app = builder.Build();
+        var rooms = new ChatRooms(options.Pool, clustered ? ChatCluster.Groups(app.Services, options) : null);
         app.Use((context, next) =>
         {
             if (SampleHosting.IsClassicConnect(context))
@@ -44,7 +52,13 @@ public sealed class ChatServerHost : IAsyncDisposable
             return next(context);
         });
         app.MapGet("/", ChatPage.ServeAsync);
+        app.MapGet("/health", () => "ok"); // what a load balancer asks (samples/ChatGateway)
         ChatEndpoint.Map(app, rooms, options.ConfigureAccept);
+        if (clustered)
+        {
+            app.MapAkkaRemoting(); // the node's Akka remoting on the chat's port: /akka/{system}
+        }
+
         await app.StartAsync(cancellationToken);
         return new ChatServerHost(app, SampleHosting.BaseUrl(app), rooms);
     }

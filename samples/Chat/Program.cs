@@ -16,13 +16,26 @@ slowConsumer.Validators.Add(result =>
     }
 });
 
+var seeds = new Option<string?>("--seeds") { Description = "Join the Akka cluster of these seed nodes (their base URLs, comma-separated: http://host:port,...; list this node's own URL first to start the cluster): each room becomes a cluster group, and the node prints 'cluster members: N' when that changes. Needs a fixed --port." };
+
 var root = new RootCommand("WebSocketCodec chat: /chat/{room} relays every text message to everyone in the room; / serves a chat page (open it in a browser).")
 {
-    host, port, tls, transport, slowConsumer,
+    host, port, tls, transport, slowConsumer, seeds,
 };
 root.SetAction((parseResult, cancellation) =>
 {
     var options = new ChatOptions { Host = parseResult.GetValue(host)!, Port = parseResult.GetValue(port), Tls = parseResult.GetValue(tls) };
+    if (parseResult.GetValue(seeds) is { Length: > 0 } seedList)
+    {
+        if (parseResult.GetValue(transport) == "lean")
+        {
+            Console.Error.WriteLine("--seeds runs on Kestrel (the node's remoting shares its port): leave out --transport lean.");
+            return Task.FromResult(2);
+        }
+
+        options = options with { Seeds = [.. seedList.Split(',', StringSplitOptions.RemoveEmptyEntries | StringSplitOptions.TrimEntries).Select(seed => new Uri(seed))] };
+    }
+
     if (parseResult.GetValue(slowConsumer) is { } seconds)
     {
         options = options with { SlowConsumerTimeout = TimeSpan.FromSeconds(seconds) };

@@ -1,3 +1,4 @@
+using System.Buffers;
 using System.Collections.Concurrent;
 using Akka;
 using Akka.Actor;
@@ -50,10 +51,11 @@ public sealed class ClusterWebSocketGroups : IExtension
     /// (<c>akka.cluster.pub-sub.gossip-interval</c>, 1 s by default): from then on their broadcasts reach its members.</summary>
     /// <param name="name">The group's name, the same on every node (a chat room's name, say).</param>
     /// <param name="slowMemberPolicy">What a broadcast does for this node's members above their high water mark.</param>
-    public ClusterWebSocketGroup Group(string name, SlowMemberPolicy slowMemberPolicy = SlowMemberPolicy.Close)
+    /// <param name="pool">Where this node's broadcast frames' memory comes from (the shared pool when not given).</param>
+    public ClusterWebSocketGroup Group(string name, SlowMemberPolicy slowMemberPolicy = SlowMemberPolicy.Close, ArrayPool<byte>? pool = null)
     {
         ArgumentException.ThrowIfNullOrEmpty(name);
-        return _groups.GetOrAdd(name, n => new Lazy<ClusterWebSocketGroup>(() => Create(n, slowMemberPolicy))).Value;
+        return _groups.GetOrAdd(name, n => new Lazy<ClusterWebSocketGroup>(() => Create(n, slowMemberPolicy, pool))).Value;
     }
 
     /// <summary>Closes the members of every group on this node (1001 by default) and empties the groups; they stay
@@ -62,9 +64,9 @@ public sealed class ClusterWebSocketGroups : IExtension
     public int CloseAll(CloseStatus status = CloseStatus.GoingAway, string? reason = "node leaving the cluster") =>
         _groups.Values.Where(group => group.IsValueCreated).Sum(group => group.Value.Local.CloseAll(status, reason));
 
-    private ClusterWebSocketGroup Create(string name, SlowMemberPolicy policy)
+    private ClusterWebSocketGroup Create(string name, SlowMemberPolicy policy, ArrayPool<byte>? pool)
     {
-        var local = new WebSocketGroup(policy);
+        var local = new WebSocketGroup(policy, pool);
         IActorRef node = _system.SystemActorOf(Props.Create(() => new GroupNode(local)), "websocket-group-" + Uri.EscapeDataString(name));
         string path = node.Path.ToStringWithoutAddress();
         Mediator.Tell(new Put(node));
