@@ -4,6 +4,7 @@ using Akka.Cluster.Hosting;
 using Akka.Hosting;
 using Microsoft.AspNetCore.Builder;
 using Microsoft.Extensions.DependencyInjection;
+using Microsoft.Extensions.Hosting;
 using WebSocketCodec.Akka;
 using WebSocketCodec.Akka.Cluster;
 
@@ -44,9 +45,17 @@ internal static class ChatCluster
                 akka.cluster.seed-node-timeout = 2s             # a node started before its seed retries soon
                 akka.cluster.retry-unsuccessful-join-after = 2s
                 akka.cluster.pub-sub.gossip-interval = 200ms    # how soon other nodes learn that this one has a room
+                akka.cluster.split-brain-resolver.stable-after = 5s # an unreachable node is downed 5 s after the last change
                 """,
                 HoconAddMode.Prepend)
-            .WithActors((system, _) => system.ActorOf(Props.Create<MembersPrinter>(), "members-printer")));
+            .WithActors((system, _) =>
+            {
+                system.ActorOf(Props.Create<MembersPrinter>(), "members-printer");
+                // A node that leaves, or that the others downed (it was unreachable, then came back), ends its actor
+                // system: the whole node stops then (its websockets get 1001), for its clients to reconnect elsewhere.
+                IHostApplicationLifetime lifetime = services.GetRequiredService<IHostApplicationLifetime>();
+                system.WhenTerminated.ContinueWith(_ => lifetime.StopApplication(), TaskScheduler.Default);
+            }));
     }
 
     /// <summary>The rooms as cluster groups, resolved when the first member joins (the actor system runs by then).</summary>
