@@ -113,6 +113,59 @@ root.SetAction(async (parseResult, cancellation) =>
     return results.All(r => r.IsClean || r.IsHeld) ? 0 : 1; // a held loop is a result, not the tool failing
 });
 
+// The cluster mode (issue 41): one chat room on three samples/Chat nodes (cluster groups) against one node.
+var cluster = new Command("cluster", "Groups across an Akka cluster: one room on three samples/Chat --seeds nodes against one node; delivery p50/p99, msgs/s, CPU per broadcast per node, bytes between nodes per broadcast.");
+var clusterWebSockets = new Option<int>("--websockets") { DefaultValueFactory = _ => 1000, Description = "Reading websockets per node (the one-node baseline holds them all)." };
+var clusterPayloads = new Option<string>("--payloads") { DefaultValueFactory = _ => "64,1024", Description = "Payload sizes in bytes, comma-separated (32 to 4096: the chat's texts)." };
+var clusterRate = new Option<int>("--rate") { DefaultValueFactory = _ => 20, Description = "Texts a second each of the three publishers sends." };
+var clusterSeconds = new Option<int>("--seconds") { DefaultValueFactory = _ => 10, Description = "How long the publishers send." };
+var clusterRepeat = new Option<int>("--repeat") { DefaultValueFactory = _ => 3, Description = "Runs of the whole set, variants interleaved." };
+var clusterReport = new Option<string>("--report") { DefaultValueFactory = _ => "bench/results/broadcast-cluster", Description = "Where the page and the CSV go: PREFIX.md and PREFIX.csv." };
+var clusterSmoke = new Option<bool>("--smoke") { Description = "20 websockets per node, 64 B, 2 s, one run: checks that it all runs." };
+foreach (Option option in new Option[] { clusterWebSockets, clusterPayloads, clusterRate, clusterSeconds, clusterRepeat, clusterReport, clusterSmoke })
+{
+    cluster.Options.Add(option);
+}
+
+cluster.SetAction(async (parseResult, cancellation) =>
+{
+    bool isSmoke = parseResult.GetValue(clusterSmoke);
+    int[] clusterSizes = [.. Split(parseResult.GetValue(clusterPayloads)!).Select(s => int.Parse(s, CultureInfo.InvariantCulture))];
+    if (clusterSizes.Any(s => s is < 32 or > 4096) || parseResult.GetValue(clusterRate) < 1 || parseResult.GetValue(clusterSeconds) < 1 || parseResult.GetValue(clusterWebSockets) < 1)
+    {
+        Console.Error.WriteLine("--payloads 32..4096 bytes; --rate, --seconds and --websockets at least 1");
+        return 2;
+    }
+
+    var clusterOptions = new WebSocketCodec.Broadcast.Cluster.ClusterOptions
+    {
+        WebSocketsPerNode = isSmoke ? 20 : parseResult.GetValue(clusterWebSockets),
+        Payloads = isSmoke ? [64] : clusterSizes,
+        Rate = parseResult.GetValue(clusterRate),
+        Duration = TimeSpan.FromSeconds(isSmoke ? 2 : parseResult.GetValue(clusterSeconds)),
+        IdleWindow = TimeSpan.FromSeconds(isSmoke ? 1 : 5),
+        Repeat = isSmoke ? 1 : parseResult.GetValue(clusterRepeat),
+    };
+    string chatDll = typeof(WebSocketCodec.Samples.Chat.ChatRooms).Assembly.Location;
+    var measured = new List<WebSocketCodec.Broadcast.Cluster.ClusterMeasurement>();
+    for (int r = 0; r < clusterOptions.Repeat; r++)
+    {
+        foreach (int size in clusterOptions.Payloads)
+        {
+            foreach (string name in new[] { WebSocketCodec.Broadcast.Cluster.ClusterRunner.Single, WebSocketCodec.Broadcast.Cluster.ClusterRunner.Cluster })
+            {
+                measured.Add(await WebSocketCodec.Broadcast.Cluster.ClusterRunner.RunAsync(name, size, clusterOptions, chatDll, line => Console.WriteLine($"{DateTime.Now:HH:mm:ss} [{r + 1}/{clusterOptions.Repeat}] {line}")));
+            }
+        }
+    }
+
+    string clusterPrefix = parseResult.GetValue(clusterReport)!;
+    await WebSocketCodec.Broadcast.Cluster.ClusterPage.WriteAsync(clusterPrefix, measured, clusterOptions, "dotnet run -c Release --project bench/WebSocketCodec.Broadcast -- " + string.Join(' ', args), cancellation);
+    Console.WriteLine($"wrote {clusterPrefix}.md and {clusterPrefix}.csv");
+    return measured.All(m => m.IsClean) ? 0 : 1;
+});
+root.Subcommands.Add(cluster);
+
 // Server process (internal): see BroadcastServer.
 var serve = new Command("serve", "The server of one run (started by the driver).") { Hidden = true };
 var variant = new Option<string>("--variant") { Required = true };

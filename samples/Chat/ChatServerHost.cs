@@ -53,6 +53,7 @@ public sealed class ChatServerHost : IAsyncDisposable
         });
         app.MapGet("/", ChatPage.ServeAsync);
         app.MapGet("/health", () => "ok"); // what a load balancer asks (samples/ChatGateway)
+        app.MapGet("/rooms/{room}", (string room) => rooms.Find(room)?.MemberCount ?? 0); // this node's members of a room
         ChatEndpoint.Map(app, rooms, options.ConfigureAccept);
         if (clustered)
         {

@@ -1,4 +1,4 @@
-namespace WebSocketCodec.AspNetCore.Tests.Infrastructure;
+namespace WebSocketCodec.Testing;
 
 /// <summary>
 /// Finds Chromium, installing Debian's <c>chromium</c> package when it is missing (<see cref="DebianPackage"/>). Where

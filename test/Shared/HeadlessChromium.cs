@@ -3,7 +3,7 @@ using System.Net.WebSockets;
 using System.Text;
 using System.Text.Json;
 
-namespace WebSocketCodec.AspNetCore.Tests.Infrastructure;
+namespace WebSocketCodec.Testing;
 
 /// <summary>A headless Chromium on a page, read through the DevTools protocol (itself a websocket, driven here with
 /// <see cref="ClientWebSocket"/>).</summary>
