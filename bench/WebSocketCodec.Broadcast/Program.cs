@@ -117,7 +117,7 @@ root.SetAction(async (parseResult, cancellation) =>
 var cluster = new Command("cluster", "Groups across an Akka cluster: one room on three samples/Chat --seeds nodes against one node; delivery p50/p99, msgs/s, CPU per broadcast per node, bytes between nodes per broadcast.");
 var clusterWebSockets = new Option<int>("--websockets") { DefaultValueFactory = _ => 1000, Description = "Reading websockets per node (the one-node baseline holds them all)." };
 var clusterPayloads = new Option<string>("--payloads") { DefaultValueFactory = _ => "64,1024", Description = "Payload sizes in bytes, comma-separated (32 to 4096: the chat's texts)." };
-var clusterRate = new Option<int>("--rate") { DefaultValueFactory = _ => 20, Description = "Texts a second each of the three publishers sends." };
+var clusterRate = new Option<int>("--rate") { DefaultValueFactory = _ => 5, Description = "Texts a second each of the three publishers sends." };
 var clusterSeconds = new Option<int>("--seconds") { DefaultValueFactory = _ => 10, Description = "How long the publishers send." };
 var clusterRepeat = new Option<int>("--repeat") { DefaultValueFactory = _ => 3, Description = "Runs of the whole set, variants interleaved." };
 var clusterReport = new Option<string>("--report") { DefaultValueFactory = _ => "bench/results/broadcast-cluster", Description = "Where the page and the CSV go: PREFIX.md and PREFIX.csv." };
@@ -152,7 +152,7 @@ cluster.SetAction(async (parseResult, cancellation) =>
     {
         foreach (int size in clusterOptions.Payloads)
         {
-            foreach (string name in new[] { WebSocketCodec.Broadcast.Cluster.ClusterRunner.Single, WebSocketCodec.Broadcast.Cluster.ClusterRunner.Cluster })
+            foreach (string name in new[] { WebSocketCodec.Broadcast.Cluster.ClusterRunner.Single, WebSocketCodec.Broadcast.Cluster.ClusterRunner.Cluster, WebSocketCodec.Broadcast.Cluster.ClusterRunner.ClusterPaused })
             {
                 measured.Add(await WebSocketCodec.Broadcast.Cluster.ClusterRunner.RunAsync(name, size, clusterOptions, chatDll, line => Console.WriteLine($"{DateTime.Now:HH:mm:ss} [{r + 1}/{clusterOptions.Repeat}] {line}")));
             }

@@ -64,6 +64,13 @@ internal sealed class ChatNodes : IAsyncDisposable
         return started;
     }
 
+    /// <summary>Stops node <paramref name="index"/> (SIGSTOP) until it is killed at the end.</summary>
+    public void Pause(int index)
+    {
+        using Process stop = Process.Start("kill", ["-STOP", _processes[index].Id.ToString(CultureInfo.InvariantCulture)])!;
+        stop.WaitForExit();
+    }
+
     /// <summary>Each node's CPU time so far (user + system), from /proc/PID/stat.</summary>
     public TimeSpan[] CpuTimes() => [.. _processes.Select(p => ProcCpu(p.Id))];
 

@@ -15,6 +15,8 @@ namespace WebSocketCodec.Broadcast.Cluster;
 internal sealed class ClusterMembers : IAsyncDisposable
 {
     private readonly List<MessageWebSocket> _members = [];
+    private readonly List<Uri> _urls = [];          // each member's node
+    private Uri? _excluded;                         // a paused node: its members are not counted
     private readonly List<Task> _readers = [];
     private readonly int _publishers;
     private readonly int _perPublisher;
@@ -92,7 +94,13 @@ internal sealed class ClusterMembers : IAsyncDisposable
     }
 
     /// <summary>Texts every member got of the measured ones: all when this equals publishers × per publisher × members.</summary>
-    public long Expected => (long)_publishers * _perPublisher * _members.Count;
+    public long Expected => (long)_publishers * _perPublisher * Recipients;
+
+    /// <summary>The members counted: all, or all but the excluded node's.</summary>
+    public int Recipients => _excluded is null ? _members.Count : _urls.Count(url => url != _excluded);
+
+    /// <summary>Leaves the members of the node at <paramref name="url"/> out of what is counted (a paused node's).</summary>
+    public void Exclude(Uri url) => _excluded = url;
 
     /// <summary>Each measured text's delivery time to its last member, from its send stamp (texts not yet everywhere
     /// are left out; <see cref="Delivered"/> says whether all were).</summary>
@@ -101,7 +109,7 @@ internal sealed class ClusterMembers : IAsyncDisposable
         var times = new List<TimeSpan>(sentAt.Length);
         for (int i = 0; i < sentAt.Length; i++)
         {
-            if (Volatile.Read(ref _receipts[i]) == _members.Count)
+            if (Volatile.Read(ref _receipts[i]) == Recipients)
             {
                 times.Add(Stopwatch.GetElapsedTime(sentAt[i], Volatile.Read(ref _lastReceipt[i])));
             }
@@ -132,6 +140,7 @@ internal sealed class ClusterMembers : IAsyncDisposable
         MessageWebSocket socket = await WebSocketClient.ConnectMessagesAsync(url, options);
         int index = _members.Count;
         _members.Add(socket);
+        _urls.Add(url);
         _readers.Add(Task.Run(() => ReadAsync(socket, index)));
         return socket;
     }
@@ -178,6 +187,11 @@ internal sealed class ClusterMembers : IAsyncDisposable
         if (measured < 0 || measured >= _perPublisher)
         {
             return; // a warm-up text
+        }
+
+        if (_excluded is not null && _urls[member] == _excluded)
+        {
+            return; // the paused node's member (it gets them when the node resumes)
         }
 
         int at = (publisher * _perPublisher) + measured;

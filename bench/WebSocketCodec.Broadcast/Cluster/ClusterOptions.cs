@@ -13,7 +13,7 @@ public sealed record ClusterOptions
     public IReadOnlyList<int> Payloads { get; init; } = [64, 1024];
 
     /// <summary>Messages per second each publisher sends (one publisher per node; the baseline has as many on its node).</summary>
-    public int Rate { get; init; } = 20;
+    public int Rate { get; init; } = 5;
 
     /// <summary>How long the publishers send, measured.</summary>
     public TimeSpan Duration { get; init; } = TimeSpan.FromSeconds(10);

@@ -44,7 +44,7 @@ public static class ClusterPage
             page.AppendLine();
             page.AppendLine("| variant | nodes | members | p50 | p99 | msgs/s | CPU per broadcast per node | bytes per broadcast per node pair | all delivered, in order |");
             page.AppendLine("|---|---|---|---|---|---|---|---|---|");
-            foreach (string variant in new[] { ClusterRunner.Single, ClusterRunner.Cluster })
+            foreach (string variant in new[] { ClusterRunner.Single, ClusterRunner.Cluster, ClusterRunner.ClusterPaused })
             {
                 ClusterMeasurement[] set = [.. runs.Where(r => r.Variant == variant && r.Payload == payload)];
                 if (set.Length == 0)
@@ -66,6 +66,14 @@ public static class ClusterPage
                 page.AppendLine();
                 page.AppendLine(string.Create(CultureInfo.InvariantCulture,
                     $"Targets: p99 across the cluster / on one node = **{ratio:F2}×** (at most 2×: {(ratio <= 2 ? "met" : "missed")}); bytes between nodes per broadcast = payload + **{bytes - payload:F0} B** per node pair (at most + 200 B: {(bytes - payload <= 200 ? "met" : "missed")})."));
+            }
+
+            ClusterMeasurement[] pausedRuns = [.. runs.Where(r => r.Variant == ClusterRunner.ClusterPaused && r.Payload == payload)];
+            if (pausedRuns.Length > 0 && cluster.Length > 0)
+            {
+                double ratio = Median(pausedRuns.Select(r => r.P99.TotalMilliseconds)) / Median(cluster.Select(r => r.P99.TotalMilliseconds));
+                page.AppendLine(string.Create(CultureInfo.InvariantCulture,
+                    $"With the third node paused (SIGSTOP), p99 to the two others' members / the cluster's without the pause = **{ratio:F2}×** (at most 2×: {(ratio <= 2 ? "met" : "missed")}); the paused node's members are left out (they get the texts when it resumes, or are closed with 1001 if it was downed meanwhile)."));
             }
 
             page.AppendLine();

@@ -21,9 +21,14 @@ public static class ClusterRunner
     public const string Cluster = "cluster";
     public const string Single = "single";
 
+    /// <summary>The cluster with its third node paused (SIGSTOP) through the measured phase: delivery to the two
+    /// others' members (the third publisher sends from the first node instead).</summary>
+    public const string ClusterPaused = "cluster-paused";
+
     public static async Task<ClusterMeasurement> RunAsync(string variant, int payload, ClusterOptions options, string chatDll, Action<string> log)
     {
-        bool cluster = variant == Cluster;
+        bool paused = variant == ClusterPaused;
+        bool cluster = variant == Cluster || paused;
         int nodes = cluster ? options.Nodes : 1;
         int publishers = options.Nodes; // the same number of publishers either way: one per node, or all on the one node
         int perPublisher = (int)(options.Rate * options.Duration.TotalSeconds);
@@ -31,7 +36,7 @@ public static class ClusterRunner
         await using ChatNodes servers = await ChatNodes.StartAsync(chatDll, nodes, cluster, TimeSpan.FromSeconds(90));
         Uri[] urls = [.. servers.Ports.Select(port => new Uri($"ws://127.0.0.1:{port}/chat/bench"))];
         int perNode = options.WebSocketsPerNode * options.Nodes / nodes;
-        Uri[] publisherUrls = [.. Enumerable.Range(0, publishers).Select(p => urls[p % nodes])];
+        Uri[] publisherUrls = [.. Enumerable.Range(0, publishers).Select(p => urls[paused && p == nodes - 1 ? 0 : p % nodes])];
         await using ClusterMembers members = await ClusterMembers.OpenAsync(urls, perNode, publisherUrls, perPublisher, warmUp);
         await members.WhenEveryoneHearsEveryPublisherAsync(TimeSpan.FromSeconds(60));
         log($"{variant} {payload} B: {members.Count} websockets on {nodes} node(s), all hear all {publishers} publishers");
@@ -45,6 +50,13 @@ public static class ClusterRunner
         long idleClock = Stopwatch.GetTimestamp();
         await Task.Delay(options.IdleWindow);
         double idleRate = (InterNodeBytes.Now(servers.ProcessIds) - idleStart) / Stopwatch.GetElapsedTime(idleClock).TotalSeconds;
+
+        if (paused)
+        {
+            members.Exclude(urls[nodes - 1]);
+            servers.Pause(nodes - 1);
+            await Task.Delay(TimeSpan.FromMilliseconds(200)); // stopped for good before the first text
+        }
 
         TimeSpan[] cpuBefore = servers.CpuTimes();
         long bytesBefore = InterNodeBytes.Now(servers.ProcessIds);
@@ -63,8 +75,8 @@ public static class ClusterRunner
         int broadcasts = publishers * perPublisher;
         List<TimeSpan> times = members.DeliveryTimes(sentAt);
         times.Sort();
-        double cpuUs = cpuAfter.Zip(cpuBefore, (a, b) => (a - b).TotalMicroseconds).Average() / broadcasts;
-        double? bytes = cluster
+        double cpuUs = cpuAfter.Zip(cpuBefore, (a, b) => (a - b).TotalMicroseconds).Take(paused ? nodes - 1 : nodes).Average() / broadcasts;
+        double? bytes = cluster && !paused
             ? ((bytesAfter - bytesBefore) - (idleRate * elapsed.TotalSeconds)) / (broadcasts * (double)(nodes - 1))
             : null;
         TimeSpan activeSpan = Stopwatch.GetElapsedTime(started, Math.Max(members.LastReceipt, started + 1));
