@@ -1,5 +1,6 @@
 using System.Globalization;
 using Xunit.Abstractions;
+using static WebSocketCodec.Testing.ChatPageScripts;
 
 namespace WebSocketCodec.Akka.Tests.Cluster;
 
@@ -52,11 +53,7 @@ public sealed class ChatClusterBrowserTests(ChromiumFixture chromium, ITestOutpu
         }
         catch
         {
-            foreach (SampleProcess process in cluster.Nodes.Append(cluster.Gateway).OfType<SampleProcess>())
-            {
-                output.WriteLine($"--- {process.Name}:\n{process.Output}");
-            }
-
+            output.WriteLine(cluster.Describe());
             throw;
         }
     }
@@ -83,29 +80,4 @@ public sealed class ChatClusterBrowserTests(ChromiumFixture chromium, ITestOutpu
 
         throw new InvalidOperationException("the third page is on no node");
     }
-
-    private const string State = "document.getElementById('state').textContent";
-
-    private static string Say(string text) => $$"""
-        (() => {
-          if (document.getElementById('state').dataset.state !== 'open') return 'not connected';
-          document.getElementById('text').value = {{System.Text.Json.JsonSerializer.Serialize(text)}};
-          document.getElementById('say').requestSubmit();
-          return 'sent';
-        })()
-        """;
-
-    private static string Lines(int count) => $$"""
-        (() => {
-          const lines = [...document.querySelectorAll('#log li')].map(li => li.textContent);
-          return lines.length >= {{count}} ? JSON.stringify(lines) : 'waiting';
-        })()
-        """;
-
-    private static string LinesContaining(string text) => $$"""
-        (() => {
-          const lines = [...document.querySelectorAll('#log li')].map(li => li.textContent);
-          return lines.some(line => line.includes({{System.Text.Json.JsonSerializer.Serialize(text)}})) ? JSON.stringify(lines) : 'waiting';
-        })()
-        """;
 }

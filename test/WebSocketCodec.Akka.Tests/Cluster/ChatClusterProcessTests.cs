@@ -28,14 +28,9 @@ public sealed class ChatClusterProcessTests(ITestOutputHelper output)
     {
         const int members = 50;
         const int texts = 40;
-        using ChatClusterProcesses cluster = await ChatClusterProcesses.StartAsync(gateway: throughGateway);
-        List<ChatMember> room = [];
-        try
+        await WithClusterAsync(gateway: throughGateway, async (cluster, room) =>
         {
-            for (int i = 0; i < members; i++)
-            {
-                room.Add(await ChatMember.JoinAsync(throughGateway ? cluster.GatewayRoomUrl("burst") : cluster.RoomUrl(i % 3, "burst"), Bound));
-            }
+            await JoinAsync(room, members, i => throughGateway ? cluster.GatewayRoomUrl("burst") : cluster.RoomUrl(i % 3, "burst"));
 
             await ChatClusterProcesses.WhenEveryMemberHearsEveryOtherAsync(room);
 
@@ -58,29 +53,15 @@ public sealed class ChatClusterProcessTests(ITestOutputHelper output)
                     Assert.Equal(Enumerable.Range(0, texts).Select(k => $"m{m}:{k}"), member.TextsFrom($"m{m}:"));
                 }
             }
-        }
-        catch
-        {
-            Report(cluster);
-            throw;
-        }
-        finally
-        {
-            await Task.WhenAll(room.Select(member => member.DisposeAsync().AsTask()));
-        }
+        });
     }
 
     [Fact]
     public async Task A_killed_node_holds_up_nobody_and_its_members_reconnect_through_the_gateway()
     {
-        using ChatClusterProcesses cluster = await ChatClusterProcesses.StartAsync(gateway: true);
-        List<ChatMember> room = [];
-        try
+        await WithClusterAsync(gateway: true, async (cluster, room) =>
         {
-            for (int i = 0; i < 6; i++)
-            {
-                room.Add(await ChatMember.JoinAsync(cluster.RoomUrl(i % 3, "kill"), Bound));
-            }
+            await JoinAsync(room, 6, i => cluster.RoomUrl(i % 3, "kill"));
 
             await ChatClusterProcesses.WhenEveryMemberHearsEveryOtherAsync(room);
             int[] marks = [.. cluster.Nodes.Select(node => node.LineCount)];
@@ -109,29 +90,15 @@ public sealed class ChatClusterProcessTests(ITestOutputHelper output)
             await Eventually.True(() => everyone.All(s => s.TextsFrom("after-detection:").Count == 20), Bound);
             Assert.All(everyone, s => Assert.Equal(Numbered("after-detection", 20), s.TextsFrom("after-detection:")));
             room.AddRange(rejoined);
-        }
-        catch
-        {
-            Report(cluster);
-            throw;
-        }
-        finally
-        {
-            await Task.WhenAll(room.Select(member => member.DisposeAsync().AsTask()));
-        }
+        });
     }
 
     [Fact]
     public async Task A_paused_node_holds_up_nobody_is_downed_and_stops_when_it_resumes()
     {
-        using ChatClusterProcesses cluster = await ChatClusterProcesses.StartAsync(gateway: false);
-        List<ChatMember> room = [];
-        try
+        await WithClusterAsync(gateway: false, async (cluster, room) =>
         {
-            for (int i = 0; i < 6; i++)
-            {
-                room.Add(await ChatMember.JoinAsync(cluster.RoomUrl(i % 3, "pause"), Bound));
-            }
+            await JoinAsync(room, 6, i => cluster.RoomUrl(i % 3, "pause"));
 
             await ChatClusterProcesses.WhenEveryMemberHearsEveryOtherAsync(room);
             ChatMember[] survivors = [.. room.Where((_, i) => i % 3 != 2)];
@@ -154,29 +121,15 @@ public sealed class ChatClusterProcessTests(ITestOutputHelper output)
             WebSocketCloseStatus?[] ends = await Task.WhenAll(paused.Select(member => member.Closed)).WaitAsync(Bound);
             output.WriteLine($"the paused node's members ended with: {string.Join(", ", ends)}");
             Assert.All(ends, end => Assert.Equal(WebSocketCloseStatus.EndpointUnavailable, end));
-        }
-        catch
-        {
-            Report(cluster);
-            throw;
-        }
-        finally
-        {
-            await Task.WhenAll(room.Select(member => member.DisposeAsync().AsTask()));
-        }
+        });
     }
 
     [Fact]
     public async Task A_short_pause_loses_nothing_for_the_paused_nodes_members()
     {
-        using ChatClusterProcesses cluster = await ChatClusterProcesses.StartAsync(gateway: false);
-        List<ChatMember> room = [];
-        try
+        await WithClusterAsync(gateway: false, async (cluster, room) =>
         {
-            for (int i = 0; i < 3; i++)
-            {
-                room.Add(await ChatMember.JoinAsync(cluster.RoomUrl(i, "blip"), Bound));
-            }
+            await JoinAsync(room, 3, i => cluster.RoomUrl(i, "blip"));
 
             await ChatClusterProcesses.WhenEveryMemberHearsEveryOtherAsync(room);
             int mark = cluster.Nodes[0].LineCount;
@@ -188,15 +141,36 @@ public sealed class ChatClusterProcessTests(ITestOutputHelper output)
             await Eventually.True(() => room.All(m => m.TextsFrom("during-blip:").Count == 20), Bound);
             Assert.All(room, m => Assert.Equal(Numbered("during-blip", 20), m.TextsFrom("during-blip:")));
             Assert.Equal(0, cluster.Nodes[0].Count(line => line == "cluster members: 2", since: mark)); // nobody was downed
+        });
+    }
+
+    /// <summary>Starts the cluster, runs <paramref name="test"/> with it and a list for its members (closed after it),
+    /// and prints every process's output when it fails.</summary>
+    private async Task WithClusterAsync(bool gateway, Func<ChatClusterProcesses, List<ChatMember>, Task> test)
+    {
+        using ChatClusterProcesses cluster = await ChatClusterProcesses.StartAsync(gateway);
+        List<ChatMember> room = [];
+        try
+        {
+            await test(cluster, room);
         }
         catch
         {
-            Report(cluster);
+            output.WriteLine(cluster.Describe());
             throw;
         }
         finally
         {
             await Task.WhenAll(room.Select(member => member.DisposeAsync().AsTask()));
+        }
+    }
+
+    /// <summary>Adds <paramref name="count"/> members to <paramref name="room"/>, the i-th at <paramref name="url"/>(i).</summary>
+    private static async Task JoinAsync(List<ChatMember> room, int count, Func<int, Uri> url)
+    {
+        for (int i = 0; i < count; i++)
+        {
+            room.Add(await ChatMember.JoinAsync(url(i), Bound));
         }
     }
 
@@ -225,14 +199,6 @@ public sealed class ChatClusterProcessTests(ITestOutputHelper output)
             {
                 await Task.Delay(500);
             }
-        }
-    }
-
-    private void Report(ChatClusterProcesses cluster)
-    {
-        foreach (SampleProcess process in cluster.Nodes.Append(cluster.Gateway).OfType<SampleProcess>())
-        {
-            output.WriteLine($"--- {process.Name}:\n{process.Output}");
         }
     }
 }

@@ -92,6 +92,9 @@ public sealed class ChatClusterProcesses : IDisposable
         }
     }
 
+    /// <summary>Every process's output, for a failure's message.</summary>
+    public string Describe() => string.Join('\n', Nodes.Append(Gateway).OfType<SampleProcess>().Select(p => $"--- {p.Name}:\n{p.Output}"));
+
     /// <summary>Kills the processes that still run.</summary>
     public void Dispose()
     {

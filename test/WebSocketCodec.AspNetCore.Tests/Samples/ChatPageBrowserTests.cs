@@ -1,5 +1,6 @@
 using WebSocketCodec.Samples.Chat;
 using Xunit.Abstractions;
+using static WebSocketCodec.Testing.ChatPageScripts;
 
 namespace WebSocketCodec.AspNetCore.Tests.Samples;
 
@@ -36,24 +37,4 @@ public sealed class ChatPageBrowserTests(ChromiumFixture chromium, ITestOutputHe
         Assert.Equal(Expected, annSaw);
         Assert.Equal(Expected, bobSaw);
     }
-
-    private const string State = "document.getElementById('state').textContent";
-
-    // Types the text into the page's form and submits it, once the page is connected.
-    private static string Say(string text) => $$"""
-        (() => {
-          if (document.getElementById('state').dataset.state !== 'open') return 'not connected';
-          document.getElementById('text').value = {{System.Text.Json.JsonSerializer.Serialize(text)}};
-          document.getElementById('say').requestSubmit();
-          return 'sent';
-        })()
-        """;
-
-    // The log's lines as JSON once there are at least that many, else "waiting".
-    private static string Lines(int count) => $$"""
-        (() => {
-          const lines = [...document.querySelectorAll('#log li')].map(li => li.textContent);
-          return lines.length >= {{count}} ? JSON.stringify(lines) : 'waiting';
-        })()
-        """;
 }
