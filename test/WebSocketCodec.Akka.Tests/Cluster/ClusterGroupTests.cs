@@ -18,17 +18,7 @@ namespace WebSocketCodec.Akka.Tests.Cluster;
 /// </summary>
 public sealed class ClusterGroupTests : IAsyncLifetime
 {
-    private const string ClusterHocon = """
-        akka.actor.provider = cluster
-        akka.cluster {
-          periodic-tasks-initial-delay = 100ms
-          gossip-interval = 200ms
-          leader-actions-interval = 200ms
-          failure-detector.acceptable-heartbeat-pause = 5s
-          pub-sub.gossip-interval = 200ms
-        }
-        akka.remote.retry-gate-closed-for = 200ms
-        """;
+    private const string ClusterHocon = Nodes.FastCluster + "akka.cluster.failure-detector.acceptable-heartbeat-pause = 5s";
 
     private static readonly TimeSpan Bound = TimeSpan.FromSeconds(30);
     private readonly List<Node> _nodes = [];

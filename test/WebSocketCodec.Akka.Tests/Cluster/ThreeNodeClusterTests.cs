@@ -11,12 +11,8 @@ public sealed class ThreeNodeClusterTests : IAsyncLifetime
 {
     // Short failure detection and decision times, so the test takes seconds; the split brain resolver (keep-majority)
     // is Akka 1.5's default downing provider.
-    private const string ClusterHocon = """
-        akka.actor.provider = cluster
+    private const string ClusterHocon = Nodes.FastCluster + """
         akka.cluster {
-          periodic-tasks-initial-delay = 100ms
-          gossip-interval = 200ms
-          leader-actions-interval = 200ms
           unreachable-nodes-reaper-interval = 200ms
           failure-detector {
             heartbeat-interval = 200ms
@@ -29,7 +25,6 @@ public sealed class ThreeNodeClusterTests : IAsyncLifetime
             stable-after = 2s
           }
         }
-        akka.remote.retry-gate-closed-for = 200ms
         """;
 
     private readonly List<ActorSystem> _nodes = [];

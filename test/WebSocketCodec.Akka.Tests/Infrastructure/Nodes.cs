@@ -6,6 +6,19 @@ namespace WebSocketCodec.Akka.Tests.Infrastructure;
 /// <summary>Actor systems whose remoting runs on the websocket transport, on 127.0.0.1 and a free port.</summary>
 public static class Nodes
 {
+    /// <summary>Akka.Cluster with short gossip, leader and registry intervals, so cluster tests take seconds.</summary>
+    public const string FastCluster = """
+        akka.actor.provider = cluster
+        akka.cluster {
+          periodic-tasks-initial-delay = 100ms
+          gossip-interval = 200ms
+          leader-actions-interval = 200ms
+          pub-sub.gossip-interval = 200ms
+        }
+        akka.remote.retry-gate-closed-for = 200ms
+
+        """;
+
     /// <summary>The HOCON of a node; <paramref name="websocket"/> adds keys under akka.remote.websocket.</summary>
     public static Config Config(string websocket = "", string extra = "") => ConfigurationFactory.ParseString($$"""
         akka {
