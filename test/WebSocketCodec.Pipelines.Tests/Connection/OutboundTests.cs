@@ -24,9 +24,11 @@ public sealed class OutboundTests
     {
         // The transport takes 64 KiB and then holds every flush, like a socket whose peer does not read.
         var loop = new Loopback(pauseWriterThreshold: 64 * 1024);
+        // The keep-alive gives the pump below time to fill the output past its high water mark first, even on a loaded
+        // machine (with 200 ms each, a CI run under load saw the keep-alive end it while the output was still writable).
         var options = new WebSocketSessionOptions
         {
-            KeepAliveInterval = TimeSpan.FromMilliseconds(200), KeepAliveTimeout = TimeSpan.FromMilliseconds(200),
+            KeepAliveInterval = TimeSpan.FromMilliseconds(800), KeepAliveTimeout = TimeSpan.FromMilliseconds(800),
             SlowConsumerTimeout = TimeSpan.Zero,
         };
         var channel = new WebSocketConnection(loop.Server, WebSocketRole.Server, options);
