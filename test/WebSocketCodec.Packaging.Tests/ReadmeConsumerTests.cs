@@ -1,6 +1,7 @@
 using System.Globalization;
 using System.Text.RegularExpressions;
 using WebSocketCodec.Packaging.Tests.Infrastructure;
+using WebSocketCodec.Testing;
 using Xunit.Abstractions;
 
 namespace WebSocketCodec.Packaging.Tests;
@@ -115,18 +116,10 @@ public sealed class ReadmeConsumerTests(ITestOutputHelper output)
         Assert.Contains(asked.Groups[1].Value, akkaOutput.Split('\n').Select(line => line.Trim()));
 
         (int clusterExit, string clusterOutput) = await DotnetProcess.RunAsync(
-            temp.Path, [temp.Combine("cluster/bin/Release/net10.0/Cluster.dll"), FreePort().ToString(CultureInfo.InvariantCulture)], RunTimeout);
+            temp.Path, [temp.Combine("cluster/bin/Release/net10.0/Cluster.dll"), FreePorts.Next().ToString(CultureInfo.InvariantCulture)], RunTimeout);
         output.WriteLine($"akka-hosting: exit {clusterExit}\n{clusterOutput}");
         Assert.True(clusterExit == 0, "the README's Akka.Hosting cluster:\n" + clusterOutput);
         Assert.Contains("cluster members: 3", clusterOutput.Split('\n').Select(line => line.Trim()));
-    }
-
-    /// <summary>A loopback port free when asked (the README's seed node is told its port in advance).</summary>
-    private static int FreePort()
-    {
-        using var listener = new System.Net.Sockets.TcpListener(System.Net.IPAddress.Loopback, 0);
-        listener.Start();
-        return ((System.Net.IPEndPoint)listener.LocalEndpoint).Port;
     }
 
     private async Task PackAsync(string version, string feed, string nuspecFolder)

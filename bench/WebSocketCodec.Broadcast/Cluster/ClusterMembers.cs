@@ -27,18 +27,15 @@ internal sealed class ClusterMembers : IAsyncDisposable
     private long _delivered;
     private int _outOfOrder;
 
-    private ClusterMembers(int publishers, int perPublisher, int warmUp)
+    private ClusterMembers(int publishers, int perPublisher, int warmUp, int members)
     {
         _publishers = publishers;
         _perPublisher = perPublisher;
         _warmUp = warmUp;
         _lastReceipt = new long[publishers * perPublisher];
         _receipts = new int[publishers * perPublisher];
-        _probed = [];
+        _probed = [.. Enumerable.Range(0, members).Select(_ => new bool[publishers])];
     }
-
-    private ClusterMembers(int publishers, int perPublisher, int warmUp, int members)
-        : this(publishers, perPublisher, warmUp) => _probed = [.. Enumerable.Range(0, members).Select(_ => new bool[publishers])];
 
     public int Count => _members.Count;
 

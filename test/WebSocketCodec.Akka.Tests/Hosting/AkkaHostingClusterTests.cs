@@ -37,7 +37,7 @@ public sealed class AkkaHostingClusterTests : IAsyncLifetime
     [Fact]
     public async Task Three_hosts_form_a_cluster_over_websockets_and_ask_each_other()
     {
-        int seedPort = SampleNodeProcess.FreePort();
+        int seedPort = FreePorts.Next();
         string seed = $"akka.ws://cluster@127.0.0.1:{seedPort}";
         var clustering = new ClusterOptions { SeedNodes = [seed] };
 
@@ -51,7 +51,7 @@ public sealed class AkkaHostingClusterTests : IAsyncLifetime
                 options.HostName = "127.0.0.1";
                 options.Http2 = true;
             }));
-        int applicationPort = SampleNodeProcess.FreePort();
+        int applicationPort = FreePorts.Next();
         IHost third = await StartEndpointNodeAsync(applicationPort, clustering);
 
         ActorSystem[] systems = [.. new[] { first, second, third }.Select(host => host.Services.GetRequiredService<ActorSystem>())];

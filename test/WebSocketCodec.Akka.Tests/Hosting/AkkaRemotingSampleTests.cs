@@ -29,7 +29,7 @@ public sealed class AkkaRemotingSampleTests
     public async Task The_client_process_reaches_the_server_process_through_the_websocket_proxy()
     {
         Skip.IfNot(OperatingSystem.IsLinux() || OperatingSystem.IsMacOS(), "SIGTERM is sent with kill(1).");
-        int serverPort = SampleNodeProcess.FreePort();
+        int serverPort = FreePorts.Next();
         await using WebSocketProxyHost proxy = await WebSocketProxyHost.StartAsync(
             new WebSocketProxyOptions { Port = 0, Backend = new Uri($"ws://127.0.0.1:{serverPort}") });
         int proxyPort = proxy.BaseUrl.Port;

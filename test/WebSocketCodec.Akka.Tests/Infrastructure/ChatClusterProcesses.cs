@@ -36,7 +36,7 @@ public sealed class ChatClusterProcesses : IDisposable
     public static async Task<ChatClusterProcesses> StartAsync(bool gateway)
     {
         string chat = typeof(ChatRooms).Assembly.Location;
-        int[] ports = [SampleNodeProcess.FreePort(), SampleNodeProcess.FreePort(), SampleNodeProcess.FreePort()];
+        int[] ports = [FreePorts.Next(), FreePorts.Next(), FreePorts.Next()];
         string seeds = $"http://127.0.0.1:{ports[0]}";
         SampleProcess[] nodes = [.. ports.Select((port, i) => SampleProcess.Start(
             $"node{i} (:{port})", chat, "--port", port.ToString(CultureInfo.InvariantCulture), "--seeds", seeds))];

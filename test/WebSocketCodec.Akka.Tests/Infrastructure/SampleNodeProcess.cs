@@ -72,14 +72,6 @@ public sealed class SampleNodeProcess : IDisposable
         return (_process.ExitCode, rest);
     }
 
-    /// <summary>A port free at the time of asking (for a process that must be told its port in advance).</summary>
-    public static int FreePort()
-    {
-        using var listener = new TcpListener(IPAddress.Loopback, 0);
-        listener.Start();
-        return ((IPEndPoint)listener.LocalEndpoint).Port;
-    }
-
     /// <summary>Kills the process if it still runs.</summary>
     public void Dispose()
     {
