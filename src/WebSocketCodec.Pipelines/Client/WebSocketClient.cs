@@ -7,7 +7,8 @@ namespace WebSocketCodec.Pipelines;
 
 /// <summary>
 /// Opens websockets over HTTP/1.1: TCP (<see cref="Socket"/>), TLS for <c>wss</c> (<see cref="SslStream"/>), the
-/// upgrade request with subprotocols and custom headers, and a strict check of the answer (101, Upgrade, Connection,
+/// upgrade request with subprotocols and custom headers, an HTTP proxy's CONNECT tunnel when
+/// <see cref="WebSocketClientOptions.Proxy"/> chooses one, and a strict check of the answer (101, Upgrade, Connection,
 /// <c>Sec-WebSocket-Accept</c>, only an offered subprotocol, and no extension but permessage-deflate when offered). Frames the server sends right behind its
 /// 101 stay in the pipe for the websocket. The websocket masks what it sends and refuses masked input.
 /// </summary>
@@ -19,6 +20,8 @@ public static class WebSocketClient
     /// <exception cref="WebSocketHandshakeException">The handshake failed or timed out.</exception>
     /// <exception cref="ArgumentException">A subprotocol to offer is not an HTTP token or is offered twice (checked
     /// before connecting).</exception>
+    /// <exception cref="NotSupportedException">The proxy chosen for <paramref name="uri"/> is a SOCKS or HTTPS proxy
+    /// (checked before connecting).</exception>
     public static async Task<WebSocketConnection> ConnectAsync(
         Uri uri, WebSocketClientOptions? options = null, CancellationToken cancellationToken = default)
     {
@@ -35,11 +38,12 @@ public static class WebSocketClient
 
         using var deadline = CancellationTokenSource.CreateLinkedTokenSource(cancellationToken);
         deadline.CancelAfter(options.HandshakeTimeout);
-        var socket = new Socket(SocketType.Stream, ProtocolType.Tcp) { NoDelay = true };
+        ProxyRoute? route = ProxyRoute.For(options.Proxy, uri); // a proxy we cannot use is refused before connecting
+        Socket? socket = null;
         Stream? stream = null;
         try
         {
-            await socket.ConnectAsync(uri.IdnHost, uri.Port, deadline.Token).ConfigureAwait(false);
+            socket = await ProxyTunnel.ConnectAsync(route, uri.IdnHost, uri.Port, deadline.Token).ConfigureAwait(false);
             stream = new NetworkStream(socket, ownsSocket: true);
             if (secure)
             {
@@ -63,9 +67,10 @@ public static class WebSocketClient
         catch (OperationCanceledException) when (!cancellationToken.IsCancellationRequested)
         {
             Dispose(socket, stream);
-            throw new WebSocketHandshakeException($"The opening handshake with {uri} did not finish within {options.HandshakeTimeout}.");
+            string via = route is { } proxy ? $" through the proxy {ProxyRoute.Shown(proxy.Proxy)}" : "";
+            throw new WebSocketHandshakeException($"The opening handshake with {uri}{via} did not finish within {options.HandshakeTimeout}.");
         }
-        catch (Exception error) when (error is not WebSocketHandshakeException)
+        catch (Exception error) when (error is not WebSocketHandshakeException and not OperationCanceledException and not NotSupportedException)
         {
             Dispose(socket, stream);
             throw new WebSocketHandshakeException($"Could not connect to {uri}: {error.Message}", error);
@@ -138,10 +143,10 @@ public static class WebSocketClient
         }
     }
 
-    private static void Dispose(Socket socket, Stream? stream)
+    private static void Dispose(Socket? socket, Stream? stream)
     {
         stream?.Dispose();
-        socket.Dispose();
+        socket?.Dispose();
     }
 
     /// <summary>The caller's TLS options with <c>TargetHost</c> defaulted to <paramref name="host"/>, in a copy: options

@@ -6,13 +6,15 @@ namespace WebSocketCodec.Pipelines;
 
 /// <summary>
 /// Websockets over HTTP/2 (RFC 8441 extended CONNECT) through <see cref="SocketsHttpHandler"/>: cleartext with prior
-/// knowledge (<c>ws://</c>) or TLS with ALPN h2 (<c>wss://</c>). Every websocket opened through the same
+/// knowledge (<c>ws://</c>) or TLS with ALPN h2 (<c>wss://</c>), directly or through an HTTP proxy
+/// (<see cref="CreateHandler(WebSocketClientOptions)"/>). Every websocket opened through the same
 /// <see cref="HttpMessageInvoker"/> shares its HTTP/2 connection, one stream each.
 /// </summary>
 public static class WebSocketHttp2Client
 {
     /// <summary>A handler that keeps every websocket on one HTTP/2 connection per server (up to the server's stream
-    /// limit), with optional TLS options (e.g. a certificate check of your own).</summary>
+    /// limit), with optional TLS options (e.g. a certificate check of your own). It connects directly: no proxy, not
+    /// even the environment's (<see cref="CreateHandler(WebSocketClientOptions)"/> takes one).</summary>
     public static SocketsHttpHandler CreateHandler(SslClientAuthenticationOptions? tls = null) => new()
     {
         EnableMultipleHttp2Connections = false,
@@ -20,7 +22,30 @@ public static class WebSocketHttp2Client
         PooledConnectionIdleTimeout = Timeout.InfiniteTimeSpan,
         AllowAutoRedirect = false,
         UseCookies = false,
+        UseProxy = false,
     };
+
+    /// <summary>A handler as <see cref="CreateHandler(SslClientAuthenticationOptions?)"/>, with the TLS options (a
+    /// client certificate, a certificate check) and the proxy of <paramref name="options"/>: through an HTTP proxy
+    /// each HTTP/2 connection is an HTTP CONNECT tunnel (for <c>ws://</c> prior knowledge as for <c>wss://</c>), with the
+    /// proxy's Basic credentials; a proxy's refusal fails the websocket's handshake with its status.</summary>
+    public static SocketsHttpHandler CreateHandler(WebSocketClientOptions options)
+    {
+        ArgumentNullException.ThrowIfNull(options);
+        SocketsHttpHandler handler = CreateHandler(options.Tls);
+        if (options.Proxy is { } proxy)
+        {
+            handler.ConnectCallback = async (context, cancellationToken) =>
+            {
+                Uri server = context.InitialRequestMessage.RequestUri!;
+                ProxyRoute? route = ProxyRoute.For(proxy, server);
+                System.Net.Sockets.Socket socket = await ProxyTunnel.ConnectAsync(route, context.DnsEndPoint.Host, context.DnsEndPoint.Port, cancellationToken).ConfigureAwait(false);
+                return new System.Net.Sockets.NetworkStream(socket, ownsSocket: true);
+            };
+        }
+
+        return handler;
+    }
 
     /// <summary>Opens a websocket on a new stream of <paramref name="invoker"/>'s HTTP/2 connection and returns it,
     /// not yet running.</summary>
@@ -82,6 +107,14 @@ public static class WebSocketHttp2Client
             throw new WebSocketHandshakeException(
                 $"{target.Authority} does not accept websockets over HTTP/2: it did not advertise SETTINGS_ENABLE_CONNECT_PROTOCOL (RFC 8441). Connect over HTTP/1.1 instead.", error);
         }
+        catch (HttpRequestException error) when (Inner<WebSocketHandshakeException>(error) is { } proxyRefusal)
+        {
+            throw proxyRefusal; // the proxy's answer, with its status
+        }
+        catch (HttpRequestException error) when (Inner<NotSupportedException>(error) is { } unsupported)
+        {
+            throw unsupported; // a SOCKS or HTTPS proxy
+        }
         catch (HttpRequestException error)
         {
             throw new WebSocketHandshakeException($"Could not open a websocket over HTTP/2 to {uri}: {error.Message}", error);
@@ -115,10 +148,36 @@ public static class WebSocketHttp2Client
         return connection.RunMessages(options?.Session.Pool, cancellationToken: CancellationToken.None);
     }
 
-    private static string? CheckResponse(HttpResponseMessage response, WebSocketClientOptions options, Uri uri, out DeflateParameters? deflate) =>
-        ExtendedConnectResponse.Validate(
-            ((int)response.StatusCode).ToString(CultureInfo.InvariantCulture), response.ReasonPhrase, endStream: false,
-            response.Headers.TryGetValues("sec-websocket-protocol", out IEnumerable<string>? protocols) ? [.. protocols] : [],
-            response.Headers.TryGetValues("sec-websocket-extensions", out IEnumerable<string>? extensions) ? [.. extensions] : [],
-            options, uri.ToString(), out deflate);
+    private static string? CheckResponse(HttpResponseMessage response, WebSocketClientOptions options, Uri uri, out DeflateParameters? deflate)
+    {
+        try
+        {
+            return ExtendedConnectResponse.Validate(
+                ((int)response.StatusCode).ToString(CultureInfo.InvariantCulture), response.ReasonPhrase, endStream: false,
+                response.Headers.TryGetValues("sec-websocket-protocol", out IEnumerable<string>? protocols) ? [.. protocols] : [],
+                response.Headers.TryGetValues("sec-websocket-extensions", out IEnumerable<string>? extensions) ? [.. extensions] : [],
+                options, uri.ToString(), out deflate);
+        }
+        catch (WebSocketHandshakeException refused) when (refused.StatusCode is int status && response.Headers.RetryAfter is { } retryAfter)
+        {
+            TimeSpan? delay = retryAfter.Delta ?? (retryAfter.Date is { } date ? date - DateTimeOffset.UtcNow : null);
+            throw new WebSocketHandshakeException(refused.Message, status)
+            {
+                RetryAfter = delay is { } wait ? (wait < TimeSpan.Zero ? TimeSpan.Zero : wait > RetryAfterHeader.MaxDelay ? RetryAfterHeader.MaxDelay : wait) : null,
+            };
+        }
+    }
+
+    private static T? Inner<T>(Exception error) where T : Exception
+    {
+        for (Exception? inner = error.InnerException; inner is not null; inner = inner.InnerException)
+        {
+            if (inner is T found)
+            {
+                return found;
+            }
+        }
+
+        return null;
+    }
 }

@@ -1,3 +1,4 @@
+using System.Net;
 using System.Net.Security;
 
 namespace WebSocketCodec;
@@ -28,6 +29,16 @@ public sealed record WebSocketClientOptions
 
     /// <summary>TLS options for <c>wss</c>; <c>TargetHost</c> defaults to the URI's host.</summary>
     public SslClientAuthenticationOptions? Tls { get; init; }
+
+    /// <summary>The HTTP proxy to go through, as for <c>HttpClient</c>: for each server the proxy's
+    /// <see cref="IWebProxy.GetProxy"/> (asked with the <c>http</c>/<c>https</c> form of the URI) and
+    /// <see cref="IWebProxy.IsBypassed"/> decide, and the websocket is tunnelled with HTTP CONNECT (RFC 9110 section
+    /// 9.3.6), with Basic credentials from <see cref="IWebProxy.Credentials"/> or the proxy URI's user information. Null
+    /// (the default) connects directly; <c>HttpClient.DefaultProxy</c> follows the <c>HTTP_PROXY</c>,
+    /// <c>HTTPS_PROXY</c>, <c>ALL_PROXY</c> and <c>NO_PROXY</c> variables. SOCKS and HTTPS proxies are refused with a
+    /// <see cref="NotSupportedException"/> (never a silent direct connection). The HTTP/2 client takes its proxy from
+    /// its handler (<c>WebSocketHttp2Client.CreateHandler(options)</c>).</summary>
+    public IWebProxy? Proxy { get; init; }
 
     /// <summary>Checks what a client was given before it connects: the subprotocols to offer are HTTP tokens (RFC 6455
     /// section 4.1), none twice. A client calls it first: a caller's mistake is not a failed handshake.</summary>

@@ -180,7 +180,9 @@ public static class Http1Handshake
 
         return subprotocol;
 
-        WebSocketHandshakeException Refused(string message) => status == 0 ? new(message) : new(message, status);
+        WebSocketHandshakeException Refused(string message) => status == 0
+            ? new(message)
+            : new(message, status) { RetryAfter = RetryAfterHeader.Parse(response["Retry-After"], DateTimeOffset.UtcNow) };
     }
 
     private static string ReasonPhrase(int status) => status switch

@@ -1,0 +1,21 @@
+namespace WebSocketCodec.Pipelines;
+
+/// <summary>A <see cref="ReconnectingWebSocket"/> could not take a message: it is disconnected and its policy is
+/// <see cref="DisconnectedSendPolicy.Fail"/>, its queue is full, or it has stopped.</summary>
+public sealed class WebSocketNotConnectedException : InvalidOperationException
+{
+    /// <summary>Creates the exception.</summary>
+    public WebSocketNotConnectedException()
+    {
+    }
+
+    /// <summary>Creates the exception.</summary>
+    public WebSocketNotConnectedException(string message) : base(message)
+    {
+    }
+
+    /// <summary>Creates the exception.</summary>
+    public WebSocketNotConnectedException(string message, Exception innerException) : base(message, innerException)
+    {
+    }
+}
