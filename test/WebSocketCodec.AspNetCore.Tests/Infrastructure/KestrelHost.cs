@@ -27,11 +27,12 @@ public sealed class KestrelHost : IAsyncDisposable
 
     public Uri WebSocketUrl(string path) => new($"{(BaseUrl.Scheme == "https" ? "wss" : "ws")}://{BaseUrl.Authority}{path}");
 
-    /// <summary>Starts Kestrel on a free port: HTTP/1.1 only unless <paramref name="listen"/> says otherwise, or
+    /// <summary>Starts Kestrel on a free port (or <paramref name="port"/>): HTTP/1.1 only unless <paramref name="listen"/> says otherwise, or
     /// HTTP/1.1 and h2c on one port with <paramref name="sharedPort"/>.</summary>
     public static async Task<KestrelHost> StartAsync(
         Action<WebApplication>? map = null, Action<ListenOptions>? listen = null, bool tls = false, Action<IServiceCollection>? services = null,
-        bool sharedPort = false, Action<KestrelServerOptions>? kestrelOptions = null, TimeSpan? detectionTimeout = null)
+        bool sharedPort = false, Action<KestrelServerOptions>? kestrelOptions = null, TimeSpan? detectionTimeout = null,
+        int port = 0)
     {
         var builder = WebApplication.CreateSlimBuilder();
         services?.Invoke(builder.Services);
@@ -42,11 +43,11 @@ public sealed class KestrelHost : IAsyncDisposable
             kestrelOptions?.Invoke(kestrel);
             if (sharedPort)
             {
-                kestrel.ListenHttp1AndH2c(new IPEndPoint(IPAddress.Loopback, 0), listen, detectionTimeout);
+                kestrel.ListenHttp1AndH2c(new IPEndPoint(IPAddress.Loopback, port), listen, detectionTimeout);
                 return;
             }
 
-            kestrel.Listen(IPAddress.Loopback, 0, options =>
+            kestrel.Listen(IPAddress.Loopback, port, options =>
             {
                 options.Protocols = HttpProtocols.Http1;
                 if (tls)

@@ -167,9 +167,10 @@ public sealed class ReconnectingWebSocket : IAsyncDisposable
                 await webSocket.SendAsync(payload, type, cancellationToken).ConfigureAwait(false);
                 return WebSocketSendOutcome.Sent;
             }
-            catch (InvalidOperationException) when (webSocket.Driver.State != WebSocketSessionState.Open || webSocket.Completion.IsCompleted)
+            catch (InvalidOperationException)
             {
-                // Refused before anything was written: the websocket is closing or gone. Sends from now on wait for the next.
+                // A whole message is refused this way only before anything was written: the websocket is closing or its
+                // transport is gone (perhaps before the websocket noticed). Sends from now on wait for the next one.
                 lock (_gate)
                 {
                     if (ReferenceEquals(_current, webSocket))
@@ -517,9 +518,9 @@ public sealed class ReconnectingWebSocket : IAsyncDisposable
             {
                 await webSocket.SendAsync(payload, type, stop).ConfigureAwait(false);
             }
-            catch (InvalidOperationException) when (webSocket.Driver.State != WebSocketSessionState.Open || webSocket.Completion.IsCompleted)
+            catch (InvalidOperationException)
             {
-                return false; // not written: it stays first in the queue for the next websocket
+                return false; // not written (closing, or the transport is gone): it stays first for the next websocket
             }
 
             lock (_gate)
