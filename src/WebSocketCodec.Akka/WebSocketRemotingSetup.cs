@@ -21,6 +21,16 @@ public sealed class WebSocketRemotingSetup : Setup
     public X509Certificate2? ServerCertificate { get; init; }
 
     /// <summary>How outbound TLS associations authenticate the peer (instead of the system's trust store, or of
-    /// <c>tls.suppress-validation</c>). The target host is set per association.</summary>
+    /// <c>tls.suppress-validation</c>). The target host is set per association. When these options present no
+    /// certificate of their own (no <c>ClientCertificates</c>, <c>ClientCertificateContext</c> or
+    /// <c>LocalCertificateSelectionCallback</c>), the transport adds the client certificate it would present (see
+    /// <see cref="ClientCertificate"/>) to a copy of them.</summary>
     public SslClientAuthenticationOptions? ClientTls { get; init; }
+
+    /// <summary>Mutual TLS: the certificate (with its private key) outbound associations present when the peer's
+    /// listener asks for one (<c>tls.require-client-certificate = on</c> there), instead of
+    /// <c>tls.client-certificate.path</c>. Reach for it when the certificate comes from a store or a secret manager
+    /// rather than a file. Without either, a node with <c>tls.require-client-certificate = on</c> presents its own
+    /// server certificate.</summary>
+    public X509Certificate2? ClientCertificate { get; init; }
 }

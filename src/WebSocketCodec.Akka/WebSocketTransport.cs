@@ -1,6 +1,6 @@
 using System.Buffers;
 using System.Collections.Concurrent;
-using System.Net.Security;
+using System.Security.Cryptography;
 using System.Security.Cryptography.X509Certificates;
 using Akka.Actor;
 using Akka.Configuration;
@@ -33,6 +33,7 @@ public sealed class WebSocketTransport : global::Akka.Remote.Transport.Transport
     private readonly CancellationTokenSource _shutdown = new();
     private readonly ConcurrentDictionary<WebSocketAssociationHandle, Task> _associations = new();
     private readonly Lazy<HttpMessageInvoker> _http2;
+    private readonly Lazy<X509Certificate2?> _ownCertificate;
     private SelfHostedListener? _listener;
     private AkkaRemotingHub? _hub;
     private Address? _localAddress;
@@ -48,13 +49,15 @@ public sealed class WebSocketTransport : global::Akka.Remote.Transport.Transport
         _log = Logging.GetLogger(system, GetType());
         SchemeIdentifier = _settings.Scheme;
         MaximumPayloadBytes = _settings.MaximumFrameSize;
+        _ownCertificate = new Lazy<X509Certificate2?>(OwnCertificate);
         _clientOptions = new WebSocketClientOptions
         {
             Session = _settings.SessionOptions(),
             HandshakeTimeout = _settings.ConnectionTimeout + TimeSpan.FromSeconds(1), // a backstop: Associate's own timer ends first
-            Tls = _settings.Tls ? ClientTls() : null,
+            Tls = _settings.Tls ? OutboundTls.Create(_setup?.ClientTls, _settings.SuppressValidation, ClientCertificate()) : null,
+            Proxy = _settings.Proxy?.ToWebProxy(),
         };
-        _http2 = new Lazy<HttpMessageInvoker>(() => new HttpMessageInvoker(WebSocketHttp2Client.CreateHandler(_clientOptions.Tls)));
+        _http2 = new Lazy<HttpMessageInvoker>(() => new HttpMessageInvoker(WebSocketHttp2Client.CreateHandler(_clientOptions)));
     }
 
     /// <summary>The defaults (reference.conf), under <c>akka.remote.websocket</c>: add them as a fallback to see every
@@ -235,36 +238,42 @@ public sealed class WebSocketTransport : global::Akka.Remote.Transport.Transport
         }
     }
 
-    private X509Certificate2 ServerCertificate()
+    /// <summary>tls.require-client-certificate: an inbound websocket whose connection carries no client certificate
+    /// is refused (the self-hosted listener fails such a TLS handshake before that).</summary>
+    internal bool RequiresClientCertificate => _settings.RequireClientCertificate;
+
+    private X509Certificate2 ServerCertificate() =>
+        _ownCertificate.Value ?? throw new ConfigurationException(
+            "akka.remote.websocket.tls.enabled = on needs tls.certificate.path (a PKCS#12 file) or a WebSocketRemotingSetup with a ServerCertificate.");
+
+    /// <summary>This node's certificate (the setup's object, else tls.certificate.path), loaded once, or null.</summary>
+    private X509Certificate2? OwnCertificate() =>
+        _setup?.ServerCertificate is { } certificate ? certificate
+        : string.IsNullOrEmpty(_settings.CertificatePath) ? null
+        : X509CertificateLoader.LoadPkcs12FromFile(_settings.CertificatePath, _settings.CertificatePassword);
+
+    /// <summary>What outbound associations present when a server asks for a certificate: the setup's
+    /// ClientCertificate, else tls.client-certificate.path, else (with require-client-certificate on, as Akka's
+    /// DotNetty transport does) this node's own certificate; null presents none.</summary>
+    private X509Certificate2? ClientCertificate()
     {
-        if (_setup?.ServerCertificate is { } certificate)
+        if (_setup?.ClientCertificate is { } certificate)
         {
             return certificate;
         }
 
-        if (string.IsNullOrEmpty(_settings.CertificatePath))
+        if (!string.IsNullOrEmpty(_settings.ClientCertificatePath))
         {
-            throw new ConfigurationException("akka.remote.websocket.tls.enabled = on needs tls.certificate.path (a PKCS#12 file) or a WebSocketRemotingSetup with a ServerCertificate.");
+            try
+            {
+                return X509CertificateLoader.LoadPkcs12FromFile(_settings.ClientCertificatePath, _settings.ClientCertificatePassword);
+            }
+            catch (Exception error) when (error is CryptographicException or IOException or UnauthorizedAccessException)
+            {
+                throw new ConfigurationException($"akka.remote.websocket.tls.client-certificate: cannot load the PKCS#12 file {_settings.ClientCertificatePath}: {error.Message}", error);
+            }
         }
 
-        return X509CertificateLoader.LoadPkcs12FromFile(_settings.CertificatePath, _settings.CertificatePassword);
-    }
-
-    private SslClientAuthenticationOptions ClientTls()
-    {
-        if (_setup?.ClientTls is { } tls)
-        {
-            return tls;
-        }
-
-        var options = new SslClientAuthenticationOptions();
-        if (_settings.SuppressValidation)
-        {
-#pragma warning disable CA5359 // tls.suppress-validation: an explicit opt-in, documented as for tests only
-            options.RemoteCertificateValidationCallback = static (_, _, _, _) => true;
-#pragma warning restore CA5359
-        }
-
-        return options;
+        return _settings.RequireClientCertificate ? _ownCertificate.Value : null;
     }
 }

@@ -21,6 +21,10 @@ internal sealed class WebSocketTransportSettings
         CertificatePath = merged.GetString("tls.certificate.path", "");
         CertificatePassword = merged.GetString("tls.certificate.password", "");
         SuppressValidation = merged.GetBoolean("tls.suppress-validation", false);
+        RequireClientCertificate = merged.GetBoolean("tls.require-client-certificate", false);
+        ClientCertificatePath = merged.GetString("tls.client-certificate.path", "");
+        ClientCertificatePassword = merged.GetString("tls.client-certificate.password", "");
+        Proxy = ProxySetting.Parse(merged.GetString("proxy", ""));
         Http2 = merged.GetBoolean("http2", false);
         MaximumFrameSize = merged.GetByteSize("maximum-frame-size") ?? 128000;
         ConnectionTimeout = merged.GetTimeSpan("connection-timeout", TimeSpan.FromSeconds(15));
@@ -56,6 +60,17 @@ internal sealed class WebSocketTransportSettings
     public string CertificatePassword { get; }
 
     public bool SuppressValidation { get; }
+
+    /// <summary>tls.require-client-certificate: inbound associations must present a client certificate (mutual TLS).</summary>
+    public bool RequireClientCertificate { get; }
+
+    /// <summary>tls.client-certificate.path: the PKCS#12 file outbound associations present ("" = none given).</summary>
+    public string ClientCertificatePath { get; }
+
+    public string ClientCertificatePassword { get; }
+
+    /// <summary>proxy: the HTTP proxy outbound associations tunnel through (null = direct).</summary>
+    public ProxySetting? Proxy { get; }
 
     public bool Http2 { get; }
 
@@ -141,6 +156,11 @@ internal sealed class WebSocketTransportSettings
         if (Port is < 0 or > 65535 || PublicPort is < 0 or > 65535)
         {
             throw new ConfigurationException("akka.remote.websocket: port and public-port must be between 0 and 65535.");
+        }
+
+        if (RequireClientCertificate && !Tls)
+        {
+            throw new ConfigurationException("akka.remote.websocket.tls.require-client-certificate = on needs tls.enabled = on (client certificates are a TLS feature).");
         }
     }
 

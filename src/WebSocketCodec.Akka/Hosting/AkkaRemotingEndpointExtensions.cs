@@ -24,7 +24,12 @@ public static class AkkaRemotingEndpointExtensions
     }
 
     /// <summary>Maps the websocket endpoint of Akka.Remote at <paramref name="path"/><c>/{system}</c> (HTTP/1.1 upgrades
-    /// and HTTP/2 extended CONNECT). A request for an actor system this application does not serve gets 404.</summary>
+    /// and HTTP/2 extended CONNECT). A request for an actor system this application does not serve gets 404. The
+    /// application's Kestrel owns TLS here: for mutual TLS configure its HTTPS endpoint to ask for client certificates
+    /// during the handshake (<c>ClientCertificateMode.RequireCertificate</c>) and to validate them (Kestrel rejects a
+    /// certificate whose chain does not validate unless its <c>ClientCertificateValidation</c> says otherwise); an
+    /// actor system with <c>tls.require-client-certificate = on</c> then also refuses, with 403, a websocket whose
+    /// connection presented no client certificate (it checks that one is present, not its chain).</summary>
     /// <param name="endpoints">The application.</param>
     /// <param name="path">The transport's <c>path</c> setting (the same on every node).</param>
     /// <param name="configure">Adjusts the accept options; the session limits default to the transport's defaults
@@ -52,12 +57,12 @@ public static class AkkaRemotingEndpointExtensions
             RequestDelegate accept = builder.RequestDelegate!;
             builder.RequestDelegate = context =>
             {
-                if (hub.Serves(context))
+                if (hub.Refusal(context) is not { } status)
                 {
                     return accept(context);
                 }
 
-                context.Response.StatusCode = StatusCodes.Status404NotFound;
+                context.Response.StatusCode = status;
                 return Task.CompletedTask;
             };
         });

@@ -32,8 +32,18 @@ internal sealed class AkkaRemotingHub(IServer server)
     public void Unregister(string systemName, WebSocketTransport transport) =>
         _transports.TryRemove(new KeyValuePair<string, WebSocketTransport>(systemName, transport));
 
-    public bool Serves(HttpContext context) =>
-        context.Request.RouteValues[SystemRouteValue] is string name && _transports.ContainsKey(name);
+    /// <summary>Why a websocket request is refused before it is accepted, or null to accept it: 404 for an actor
+    /// system this application does not serve, 403 when that system's transport requires a client certificate
+    /// (tls.require-client-certificate) and the connection's TLS handshake carried none.</summary>
+    public int? Refusal(HttpContext context)
+    {
+        if (context.Request.RouteValues[SystemRouteValue] is not string name || !_transports.TryGetValue(name, out WebSocketTransport? transport))
+        {
+            return StatusCodes.Status404NotFound;
+        }
+
+        return transport.RequiresClientCertificate && context.Connection.ClientCertificate is null ? StatusCodes.Status403Forbidden : null;
+    }
 
     /// <summary>The endpoint's application: runs the websocket as an inbound association of the named system.</summary>
     public Task RunAsync(HttpContext context, WebSocketConnection websocket)

@@ -57,11 +57,13 @@ public static class AkkaWebSocketRemotingExtensions
 
     private static WebSocketRemotingSetup? SetupOf(WebSocketRemotingOptions options) =>
         options.ApplicationServices is null && options.Tls?.Certificate is null && options.Tls?.ClientAuthentication is null
+            && options.Tls?.ClientCertificate is null
             ? null
             : new WebSocketRemotingSetup
             {
                 Services = options.ApplicationServices,
                 ServerCertificate = options.Tls?.Certificate,
                 ClientTls = options.Tls?.ClientAuthentication,
+                ClientCertificate = options.Tls?.ClientCertificate,
             };
 }

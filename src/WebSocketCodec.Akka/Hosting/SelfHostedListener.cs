@@ -44,6 +44,11 @@ internal sealed class SelfHostedListener : IAsyncDisposable
         {
             kestrel.AddServerHeader = false;
             kestrel.ConfigureHttp2ForWebSockets();
+            if (settings.RequireClientCertificate)
+            {
+                kestrel.ConfigureHttpsDefaults(https => MutualTls.Require(https, settings.SuppressValidation));
+            }
+
             kestrel.ListenHttp1AndHttp2(endPoint, certificate);
         });
         WebApplication app = builder.Build();

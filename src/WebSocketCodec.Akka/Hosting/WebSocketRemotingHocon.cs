@@ -20,12 +20,16 @@ internal static class WebSocketRemotingHocon
         Key(hocon, "public-port", Number(options.PublicPort));
         Key(hocon, "path", options.Path is { } path ? Quoted(path) : null);
         Key(hocon, "http2", Switch(options.Http2));
+        Key(hocon, "proxy", options.Proxy is { } proxy ? Quoted(proxy) : null);
         if (options.Tls is { } tls)
         {
             Key(hocon, "tls.enabled", "on");
             Key(hocon, "tls.certificate.path", tls.CertificatePath is { } file ? Quoted(file) : null);
             Key(hocon, "tls.certificate.password", tls.CertificatePassword is { } password ? Quoted(password) : null);
             Key(hocon, "tls.suppress-validation", Switch(tls.SuppressValidation));
+            Key(hocon, "tls.require-client-certificate", Switch(tls.RequireClientCertificate));
+            Key(hocon, "tls.client-certificate.path", tls.ClientCertificatePath is { } clientFile ? Quoted(clientFile) : null);
+            Key(hocon, "tls.client-certificate.password", tls.ClientCertificatePassword is { } clientPassword ? Quoted(clientPassword) : null);
         }
 
         Key(hocon, "maximum-frame-size", Bytes(options.MaximumFrameSize));

@@ -28,6 +28,12 @@ public sealed class WebSocketRemotingOptions
     /// <summary><c>http2</c>: outbound associations as streams of one HTTP/2 connection per host and port.</summary>
     public bool? Http2 { get; set; }
 
+    /// <summary><c>proxy</c>: the HTTP proxy outbound associations tunnel through with HTTP CONNECT (over HTTP/1.1
+    /// and HTTP/2 alike), as <c>http://[user:password@]host:port</c> (the user information, percent-encoded, becomes
+    /// Basic credentials). Reach for it when nodes can reach each other only through a forward proxy. "" connects
+    /// directly; null leaves what the configuration says (direct by default). Other schemes are refused.</summary>
+    public string? Proxy { get; set; }
+
     /// <summary><c>tls</c>: wss:// associations (addresses <c>akka.wss://</c>); null leaves TLS as configured (off by
     /// default).</summary>
     public WebSocketRemotingTlsOptions? Tls { get; set; }

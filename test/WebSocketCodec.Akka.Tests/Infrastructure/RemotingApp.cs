@@ -7,6 +7,7 @@ using Microsoft.AspNetCore.Hosting;
 using Microsoft.AspNetCore.Http;
 using Microsoft.AspNetCore.Routing;
 using Microsoft.AspNetCore.Server.Kestrel.Core;
+using Microsoft.AspNetCore.Server.Kestrel.Https;
 using Microsoft.Extensions.DependencyInjection;
 using Microsoft.Extensions.Logging;
 using WebSocketCodec.AspNetCore;
@@ -46,8 +47,10 @@ public sealed class RemotingApp : IAsyncDisposable
     public IReadOnlyCollection<SeenRequest> Requests => _requests;
 
     /// <summary>Starts the application; <paramref name="map"/> adds endpoints of its own beside <c>/akka</c>; with
-    /// <paramref name="certificate"/> it serves TLS only.</summary>
-    public static async Task<RemotingApp> StartAsync(Action<IEndpointRouteBuilder>? map = null, X509Certificate2? certificate = null)
+    /// <paramref name="certificate"/> it serves TLS only, its HTTPS options adjusted by <paramref name="https"/> (client
+    /// certificates, say).</summary>
+    public static async Task<RemotingApp> StartAsync(
+        Action<IEndpointRouteBuilder>? map = null, X509Certificate2? certificate = null, Action<HttpsConnectionAdapterOptions>? https = null)
     {
         int accepted = 0;
         var requests = new ConcurrentQueue<SeenRequest>();
@@ -69,7 +72,11 @@ public sealed class RemotingApp : IAsyncDisposable
                 {
                     listen.Protocols = HttpProtocols.Http1AndHttp2;
                     CountConnections(listen); // before TLS: every accepted TCP connection
-                    listen.UseHttps(certificate);
+                    listen.UseHttps(options =>
+                    {
+                        options.ServerCertificate = certificate;
+                        https?.Invoke(options);
+                    });
                 });
             }
         });
