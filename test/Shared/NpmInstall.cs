@@ -11,6 +11,8 @@ public static class NpmInstall
 {
     private static readonly ConcurrentDictionary<string, Lazy<Task<string?>>> Installs = new(StringComparer.Ordinal);
 
+    private static readonly ConcurrentDictionary<string, SemaphoreSlim> Folders = new(StringComparer.Ordinal);
+
     /// <summary>Installs into <paramref name="directory"/> unless <paramref name="package"/> is already there. Returns
     /// null when it is installed, or the reason to skip when node/npm are missing or the registry is unreachable;
     /// throws <see cref="InvalidOperationException"/> with npm's output for any other failure.</summary>
@@ -23,6 +25,21 @@ public static class NpmInstall
     }
 
     private static async Task<string?> InstallAsync(string directory, string package)
+    {
+        // One npm ci per folder at a time, whichever package asked: a second one would delete the first's node_modules.
+        SemaphoreSlim folder = Folders.GetOrAdd(Path.GetFullPath(directory), _ => new SemaphoreSlim(1, 1));
+        await folder.WaitAsync();
+        try
+        {
+            return await InstallOnceAsync(directory, package);
+        }
+        finally
+        {
+            folder.Release();
+        }
+    }
+
+    private static async Task<string?> InstallOnceAsync(string directory, string package)
     {
         if (NodeFixture.Which("node") is null || NodeFixture.Which("npm") is null)
         {

@@ -45,7 +45,8 @@ public sealed class MessageLogServer : IAsyncDisposable
 
     public Uri Url(string path) => Host.WebSocketUrl(path);
 
-    public static async Task<MessageLogServer> StartAsync(int port = 0, bool sharedPort = false)
+    public static async Task<MessageLogServer> StartAsync(
+        int port = 0, bool sharedPort = false, bool tls = false, Action<Microsoft.AspNetCore.Server.Kestrel.Core.ListenOptions>? listen = null)
     {
         MessageLogServer? server = null;
         KestrelHost host = await KestrelHost.StartAsync(
@@ -78,7 +79,9 @@ public sealed class MessageLogServer : IAsyncDisposable
                 });
             },
             port: port,
-            sharedPort: sharedPort);
+            sharedPort: sharedPort,
+            tls: tls,
+            listen: listen);
         server = new MessageLogServer(host);
         return server;
     }

@@ -12,8 +12,8 @@ public static class ReconnectPolicy
     /// again later) and 1014 (bad gateway) reconnect; 1000, a Close without status (1005), 1002, 1003, 1007, 1009,
     /// 1010 and application codes (3000 to 4999) stop; without a Close from the server (a lost transport, a keep-alive
     /// or close timeout, a slow server) it reconnects, unless the server broke the protocol. After a failed attempt
-    /// (<paramref name="error"/>): a refused or lost connection, a timeout, a 5xx, 408 or 429 answer, or a proxy's 502,
-    /// 503 or 504 reconnect; any other answer (other 4xx, a 101 that does not complete the handshake, a proxy's 407)
+    /// (<paramref name="error"/>): a refused or lost connection, a timeout, a 5xx, 408 or 429 answer, or a proxy's 5xx
+    /// reconnect; any other answer (other 4xx, a 101 that does not complete the handshake, a proxy's 407)
     /// and any error that is not a failed handshake (a wrong option, an unsupported proxy) stop.</summary>
     /// <param name="closed">How the websocket ended, or null after a failed attempt.</param>
     /// <param name="error">Why the attempt failed, or null after a websocket ended.</param>
@@ -30,7 +30,7 @@ public static class ReconnectPolicy
         return error is WebSocketHandshakeException refused && refused.StatusCode switch
         {
             null => true, // no answer: refused, lost, timed out, TLS cut
-            int status when refused.FromProxy => status is 502 or 503 or 504,
+            int status when refused.FromProxy => status >= 500, // the proxy could not reach the server (this time)
             int status => status is >= 500 or 408 or 429,
         };
     }
