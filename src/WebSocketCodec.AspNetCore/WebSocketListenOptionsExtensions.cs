@@ -1,4 +1,5 @@
 using Microsoft.AspNetCore.Connections;
+using Microsoft.AspNetCore.Http.Features;
 using Microsoft.AspNetCore.Server.Kestrel.Core;
 using Microsoft.Extensions.DependencyInjection;
 using Microsoft.Extensions.Hosting;
@@ -15,8 +16,8 @@ public static class WebSocketListenOptionsExtensions
     /// <see cref="WebSocketAcceptOptions.HandshakeTimeout"/> and <see cref="WebSocketAcceptOptions.MaxRequestHeadLength"/>,
     /// validated strictly, and answered on the connection's pipes; beyond
     /// <see cref="WebSocketAcceptOptions.MaxConcurrentWebSockets"/> open websockets a handshake gets 503.
-    /// <paramref name="application"/> gets the handshake's result and the websocket,
-    /// not yet running. On application shutdown every websocket gets Close 1001.
+    /// <paramref name="application"/> gets the handshake's result (with the client's TLS certificate, when it presented
+    /// one) and the websocket, not yet running. On application shutdown every websocket gets Close 1001.
     /// </summary>
     /// <param name="listen">The Kestrel endpoint.</param>
     /// <param name="application">Runs each websocket.</param>
@@ -41,6 +42,11 @@ public static class WebSocketListenOptionsExtensions
             if (!result.Accepted)
             {
                 return;
+            }
+
+            if (connection.Features.Get<ITlsConnectionFeature>()?.ClientCertificate is { } certificate)
+            {
+                result = result with { ClientCertificate = certificate };
             }
 
             // After a violation: our Close, then FIN through the socket while the input drains (see SocketHalfClose);

@@ -1,4 +1,5 @@
 using System.Net;
+using System.Security.Cryptography.X509Certificates;
 
 namespace WebSocketCodec.Lean;
 
@@ -38,4 +39,9 @@ public sealed class LeanWebSocketRequest
 
     /// <summary>Whether the websocket runs over TLS.</summary>
     public bool IsSecure { get; }
+
+    /// <summary>The certificate the client presented in the TLS handshake, or null (cleartext, or none asked for: set
+    /// <c>ClientCertificateRequired</c> and a <c>RemoteCertificateValidationCallback</c> in
+    /// <see cref="LeanWebSocketServerOptions.Tls"/> to require and check one).</summary>
+    public X509Certificate2? ClientCertificate { get; internal init; }
 }

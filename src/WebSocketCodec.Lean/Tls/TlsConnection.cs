@@ -1,3 +1,4 @@
+using System.Security.Cryptography.X509Certificates;
 using System.Buffers;
 using System.IO.Pipelines;
 using System.Net;
@@ -60,7 +61,7 @@ internal static class TlsConnection
                 leaveOpen: true,
                 endOutput: () => EndOutputAsync(ssl, socket),
                 abort: socket.Dispose);
-            await RunAsync(server, transport, remote).ConfigureAwait(false);
+            await RunAsync(server, transport, remote, ssl.RemoteCertificate as X509Certificate2).ConfigureAwait(false);
         }
         catch (Exception error) when (error is IOException or OperationCanceledException or SocketException
             or System.Security.Authentication.AuthenticationException or ObjectDisposedException)
@@ -77,7 +78,7 @@ internal static class TlsConnection
         }
     }
 
-    private static async Task RunAsync(LeanServerCore server, StreamTransport transport, IPEndPoint? remote)
+    private static async Task RunAsync(LeanServerCore server, StreamTransport transport, IPEndPoint? remote, X509Certificate2? clientCertificate)
     {
         HttpHead? head;
         try
@@ -116,7 +117,7 @@ internal static class TlsConnection
             IWebSocketFrameListener listener;
             try
             {
-                listener = server.CreateListener(new LeanWebSocketRequest(head, decision, remote, isSecure: true), websocket.Sender);
+                listener = server.CreateListener(new LeanWebSocketRequest(head, decision, remote, isSecure: true) { ClientCertificate = clientCertificate }, websocket.Sender);
             }
             catch (Exception error)
             {

@@ -115,8 +115,10 @@ public static class WebSocketHttp2Client
         {
             throw unsupported; // a SOCKS or HTTPS proxy
         }
-        catch (HttpRequestException error)
+        catch (Exception error) when (error is HttpRequestException or IOException or System.Security.Authentication.AuthenticationException)
         {
+            // IOException: HttpIOException, when the server ends the connection before the HTTP/2 preface (e.g. after
+            // refusing our client certificate in the TLS handshake).
             throw new WebSocketHandshakeException($"Could not open a websocket over HTTP/2 to {uri}: {error.Message}", error);
         }
 

@@ -1,3 +1,4 @@
+using System.Security.Cryptography.X509Certificates;
 
 namespace WebSocketCodec.Pipelines;
 
@@ -17,4 +18,8 @@ public sealed record WebSocketAcceptResult(
     /// <see cref="WebSocketConnection.EnablePerMessageDeflate(DeflateParameters, PerMessageDeflateOptions)"/> with them
     /// and the options' <see cref="WebSocketAcceptOptions.Deflate"/>.</summary>
     public DeflateParameters? Deflate { get; init; }
+
+    /// <summary>The certificate the client presented in the connection's TLS handshake, or null. The Kestrel fast path
+    /// fills it in; require one with Kestrel's <c>HttpsConnectionAdapterOptions.ClientCertificateMode</c>.</summary>
+    public X509Certificate2? ClientCertificate { get; init; }
 }
