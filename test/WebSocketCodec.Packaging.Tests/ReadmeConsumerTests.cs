@@ -47,6 +47,11 @@ public sealed class ReadmeConsumerTests(ITestOutputHelper output)
         // The client prints the reply to the text it sends: that text, as the README's snippet writes it.
         Match sent = Regex.Match(client, "SendTextAsync\\(\"([^\"]+)\"");
         Assert.True(sent.Success, "the README's client is expected to send a string literal with SendTextAsync(\"...\")");
+        temp.Write("reconnecting/Reconnecting.csproj", Project("Microsoft.NET.Sdk", "WebSocketCodec.Pipelines", version));
+        string reconnecting = ReadmeSnippet.Read("reconnecting-client");
+        temp.Write("reconnecting/Program.cs", reconnecting);
+        Match sentAgain = Regex.Match(reconnecting, "SendTextAsync\\(\"([^\"]+)\"\\);");
+        Assert.True(sentAgain.Success, "the README's reconnecting client is expected to send a string literal with SendTextAsync(\"...\");");
         temp.Write("lean/Lean.csproj", Project("Microsoft.NET.Sdk", "WebSocketCodec.Lean", version));
         temp.Write("lean/Program.cs", ReadmeSnippet.Read("lean"));
         temp.Write("nodes/Nodes.csproj", Project("Microsoft.NET.Sdk", "WebSocketCodec.Akka", version));
@@ -61,6 +66,7 @@ public sealed class ReadmeConsumerTests(ITestOutputHelper output)
             <Solution>
               <Project Path="server/Server.csproj" />
               <Project Path="client/Client.csproj" />
+              <Project Path="reconnecting/Reconnecting.csproj" />
               <Project Path="lean/Lean.csproj" />
               <Project Path="nodes/Nodes.csproj" />
               <Project Path="cluster/Cluster.csproj" />
@@ -95,6 +101,12 @@ public sealed class ReadmeConsumerTests(ITestOutputHelper output)
             Assert.True(clientExit == 0, $"client against {path}:\n{clientOutput}\nserver:\n{server.Output}");
             Assert.Equal(sent.Groups[1].Value, clientOutput.Split('\n', StringSplitOptions.RemoveEmptyEntries).LastOrDefault()?.Trim());
         }
+
+        (int reconnectingExit, string reconnectingOutput) = await DotnetProcess.RunAsync(
+            temp.Path, [temp.Combine("reconnecting/bin/Release/net10.0/Reconnecting.dll"), $"ws://127.0.0.1:{url.Port}/echo"], RunTimeout);
+        output.WriteLine($"reconnecting client: exit {reconnectingExit}\n{reconnectingOutput}");
+        Assert.True(reconnectingExit == 0, $"the reconnecting client:\n{reconnectingOutput}\nserver:\n{server.Output}");
+        Assert.Equal(sentAgain.Groups[1].Value, reconnectingOutput.Split('\n', StringSplitOptions.RemoveEmptyEntries).LastOrDefault()?.Trim());
 
         if (OperatingSystem.IsLinux())
         {
