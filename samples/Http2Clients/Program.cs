@@ -26,8 +26,9 @@ root.SetAction(async (parseResult, cancellation) =>
         EchoLoadResult result = await EchoLoad.RunAsync(
             target, parseResult.GetValue(count), parseResult.GetValue(messages), parseResult.GetValue(size),
             parseResult.GetValue(insecure), cancellation);
+        string reconnects = result.Reconnects > 0 ? string.Create(CultureInfo.InvariantCulture, $" ({result.Reconnects} reconnects)") : "";
         Console.WriteLine(string.Create(CultureInfo.InvariantCulture,
-            $"{result.WebSockets} websockets over {result.Connections} HTTP/2 connection: {result.Echoed}/{result.Sent} messages echoed intact in {result.Elapsed.TotalMilliseconds:F0} ms"));
+            $"{result.WebSockets} websockets over {result.Connections} HTTP/2 connection: {result.Echoed}/{result.Sent} messages echoed intact in {result.Elapsed.TotalMilliseconds:F0} ms{reconnects}"));
         return result.Echoed == result.Sent ? 0 : 1;
     }
     catch (WebSocketHandshakeException error)
