@@ -44,7 +44,6 @@ public sealed class ChatConsole
             Client = client,
             Http2 = http2,
             Backoff = _options.Backoff,
-            ShouldReconnect = ChatReconnectPolicy.ShouldReconnect,
             WhileDisconnected = DisconnectedSendPolicy.Queue,
         });
         webSocket.Connected += (_, _) =>

@@ -107,11 +107,11 @@ public static class WebSocketHttp2Client
             throw new WebSocketHandshakeException(
                 $"{target.Authority} does not accept websockets over HTTP/2: it did not advertise SETTINGS_ENABLE_CONNECT_PROTOCOL (RFC 8441). Connect over HTTP/1.1 instead.", error);
         }
-        catch (HttpRequestException error) when (Inner<WebSocketHandshakeException>(error) is { } proxyRefusal)
+        catch (HttpRequestException error) when (ExceptionCause.Find<WebSocketHandshakeException>(error) is { } proxyRefusal)
         {
             throw proxyRefusal; // the proxy's answer, with its status
         }
-        catch (HttpRequestException error) when (Inner<NotSupportedException>(error) is { } unsupported)
+        catch (HttpRequestException error) when (ExceptionCause.Find<NotSupportedException>(error) is { } unsupported)
         {
             throw unsupported; // a SOCKS or HTTPS proxy
         }
@@ -168,18 +168,5 @@ public static class WebSocketHttp2Client
                 RetryAfter = delay is { } wait ? (wait < TimeSpan.Zero ? TimeSpan.Zero : wait > RetryAfterHeader.MaxDelay ? RetryAfterHeader.MaxDelay : wait) : null,
             };
         }
-    }
-
-    private static T? Inner<T>(Exception error) where T : Exception
-    {
-        for (Exception? inner = error.InnerException; inner is not null; inner = inner.InnerException)
-        {
-            if (inner is T found)
-            {
-                return found;
-            }
-        }
-
-        return null;
     }
 }

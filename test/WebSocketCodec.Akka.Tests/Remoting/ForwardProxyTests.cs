@@ -1,3 +1,4 @@
+using WebSocketCodec.Testing;
 using System.Text;
 using Akka.Actor;
 using Akka.Remote;

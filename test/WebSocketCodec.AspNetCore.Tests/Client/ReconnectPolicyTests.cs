@@ -159,4 +159,15 @@ public sealed class ReconnectPolicyTests
         Assert.Equal(WebSocketStopReason.GaveUp, await client.Completion);
         Assert.InRange(waits.Count, 1, 3); // 100 ms waits within 350 ms, however slow each refused connect is
     }
+
+    [Fact]
+    public async Task AServerCertificateThatIsNotTrustedStopsAtOnce()
+    {
+        await using WebSocketCodec.AspNetCore.Tests.Infrastructure.KestrelHost host = await WebSocketCodec.AspNetCore.Tests.Infrastructure.KestrelHost.StartAsync(
+            map: app => Microsoft.AspNetCore.Builder.EndpointRouteBuilderExtensions.MapGet(app, "/", () => "tls"), tls: true);
+        await using var client = new ReconnectingWebSocket(host.WebSocketUrl("/log"), new ReconnectingWebSocketOptions { Backoff = Quick });
+        var refusal = await Assert.ThrowsAsync<WebSocketHandshakeException>(() => client.StartAsync().WaitAsync(TimeSpan.FromSeconds(10)));
+        Assert.IsAssignableFrom<System.Security.Authentication.AuthenticationException>(refusal.InnerException);
+        Assert.Equal(WebSocketStopReason.NotReconnectable, await client.Completion.WaitAsync(TimeSpan.FromSeconds(10)));
+    }
 }

@@ -1,4 +1,4 @@
-using WebSocketCodec.Akka.Tests.Infrastructure;
+using WebSocketCodec.Testing;
 using WebSocketCodec.Samples.ChatClient;
 
 namespace WebSocketCodec.AspNetCore.Tests.Samples;

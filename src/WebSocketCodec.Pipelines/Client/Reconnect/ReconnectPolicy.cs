@@ -14,7 +14,8 @@ public static class ReconnectPolicy
     /// or close timeout, a slow server) it reconnects, unless the server broke the protocol. After a failed attempt
     /// (<paramref name="error"/>): a refused or lost connection, a timeout, a 5xx, 408 or 429 answer, or a proxy's 5xx
     /// reconnect; any other answer (other 4xx, a 101 that does not complete the handshake, a proxy's 407)
-    /// and any error that is not a failed handshake (a wrong option, an unsupported proxy) stop.</summary>
+    /// a failed TLS authentication (the server's certificate not trusted: it will not pass by itself) and any error that
+    /// is not a failed handshake (a wrong option, an unsupported proxy) stop.</summary>
     /// <param name="closed">How the websocket ended, or null after a failed attempt.</param>
     /// <param name="error">Why the attempt failed, or null after a websocket ended.</param>
     public static bool Default(WebSocketCloseInfo? closed, Exception? error)
@@ -29,7 +30,7 @@ public static class ReconnectPolicy
 
         return error is WebSocketHandshakeException refused && refused.StatusCode switch
         {
-            null => true, // no answer: refused, lost, timed out, TLS cut
+            null => ExceptionCause.Find<System.Security.Authentication.AuthenticationException>(refused) is null, // no answer (refused, lost, timed out, cut), but not a certificate refused
             int status when refused.FromProxy => status >= 500, // the proxy could not reach the server (this time)
             int status => status is >= 500 or 408 or 429,
         };

@@ -3,7 +3,7 @@ using System.Net;
 using System.Net.Sockets;
 using System.Text;
 
-namespace WebSocketCodec.Akka.Tests.Infrastructure;
+namespace WebSocketCodec.Testing;
 
 /// <summary>
 /// A tiny HTTP forward proxy on 127.0.0.1: it reads each connection's CONNECT head, records it, and either answers
