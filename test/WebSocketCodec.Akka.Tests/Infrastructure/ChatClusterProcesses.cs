@@ -1,3 +1,4 @@
+using WebSocketCodec.Testing;
 using System.Globalization;
 using WebSocketCodec.Samples.Chat;
 using WebSocketCodec.Samples.ChatGateway;
@@ -14,20 +15,20 @@ public sealed class ChatClusterProcesses : IDisposable
     /// <summary>How long a start, a join or a failover is given on a loaded 2-core machine.</summary>
     public static readonly TimeSpan Bound = TimeSpan.FromSeconds(60);
 
-    private ChatClusterProcesses(SampleProcess[] nodes, int[] ports)
+    private ChatClusterProcesses(ConsoleSampleProcess[] nodes, int[] ports)
     {
         Nodes = nodes;
         Ports = ports;
     }
 
     /// <summary>The node processes.</summary>
-    public IReadOnlyList<SampleProcess> Nodes { get; }
+    public IReadOnlyList<ConsoleSampleProcess> Nodes { get; }
 
     /// <summary>Their ports.</summary>
     public IReadOnlyList<int> Ports { get; }
 
     /// <summary>The gateway process, when started.</summary>
-    public SampleProcess? Gateway { get; private set; }
+    public ConsoleSampleProcess? Gateway { get; private set; }
 
     /// <summary>The gateway's base URL, when started.</summary>
     public Uri? GatewayUrl { get; private set; }
@@ -38,7 +39,7 @@ public sealed class ChatClusterProcesses : IDisposable
         string chat = typeof(ChatRooms).Assembly.Location;
         int[] ports = [FreePorts.Next(), FreePorts.Next(), FreePorts.Next()];
         string seeds = $"http://127.0.0.1:{ports[0]}";
-        SampleProcess[] nodes = [.. ports.Select((port, i) => SampleProcess.Start(
+        ConsoleSampleProcess[] nodes = [.. ports.Select((port, i) => ConsoleSampleProcess.Start(
             $"node{i} (:{port})", chat, "--port", port.ToString(CultureInfo.InvariantCulture), "--seeds", seeds))];
         var cluster = new ChatClusterProcesses(nodes, ports);
         try
@@ -46,7 +47,7 @@ public sealed class ChatClusterProcesses : IDisposable
             await Task.WhenAll(nodes.Select(node => node.WaitForLineAsync(line => line == "cluster members: 3", Bound)));
             if (gateway)
             {
-                cluster.Gateway = SampleProcess.Start(
+                cluster.Gateway = ConsoleSampleProcess.Start(
                     "gateway", typeof(GatewayHost).Assembly.Location, "--port", "0", "--nodes", string.Join(',', ports.Select(p => $"http://127.0.0.1:{p}")));
                 string listening = await cluster.Gateway.WaitForLineAsync(line => line.StartsWith("listening on ", StringComparison.Ordinal), Bound);
                 cluster.GatewayUrl = new Uri(listening["listening on ".Length..].Trim());
@@ -93,13 +94,13 @@ public sealed class ChatClusterProcesses : IDisposable
     }
 
     /// <summary>Every process's output, for a failure's message.</summary>
-    public string Describe() => string.Join('\n', Nodes.Append(Gateway).OfType<SampleProcess>().Select(p => $"--- {p.Name}:\n{p.Output}"));
+    public string Describe() => string.Join('\n', Nodes.Append(Gateway).OfType<ConsoleSampleProcess>().Select(p => $"--- {p.Name}:\n{p.Output}"));
 
     /// <summary>Kills the processes that still run.</summary>
     public void Dispose()
     {
         Gateway?.Dispose();
-        foreach (SampleProcess node in Nodes)
+        foreach (ConsoleSampleProcess node in Nodes)
         {
             node.Dispose();
         }

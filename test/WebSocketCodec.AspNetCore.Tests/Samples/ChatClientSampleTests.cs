@@ -66,24 +66,24 @@ public sealed class ChatClientSampleTests
             foreach (ConsoleSampleProcess client in new[] { ann, bob })
             {
                 int since = client == ann ? annMark : bobMark;
-                (string disconnected, _) = await client.WaitForLineAsync(line => line.StartsWith("# disconnected ", StringComparison.Ordinal), Bound, since);
+                (string disconnected, _) = await client.WaitForLineAtAsync(line => line.StartsWith("# disconnected ", StringComparison.Ordinal), Bound, since);
                 Assert.StartsWith("# disconnected 1001", disconnected, StringComparison.Ordinal);
                 await client.WaitForLineAsync(line => line.StartsWith("# reconnecting in ", StringComparison.Ordinal), Bound, since);
             }
 
             await ann.WriteLineAsync("typed while the server was down");
-            (_, int queued) = await ann.WaitForLineAsync(line => line == ConnectionLines.Queued, Bound, annMark);
+            (_, int queued) = await ann.WaitForLineAtAsync(line => line == ConnectionLines.Queued, Bound, annMark);
 
             server = await ChatServerProcess.StartAsync(port, Bound);
             await ann.WaitForLineAsync(line => line == ConnectionLines.Connected, Bound, annMark);
             await bob.WaitForLineAsync(line => line == ConnectionLines.Connected, Bound, bobMark);
             // Relayed to its sender too: the server that took it is the new one (the old one was gone when it was typed).
-            (_, int echoed) = await ann.WaitForLineAsync(line => line == "ann: typed while the server was down", Bound, annMark);
+            (_, int echoed) = await ann.WaitForLineAtAsync(line => line == "ann: typed while the server was down", Bound, annMark);
             Assert.True(queued < echoed);
 
             await server.WaitForMembersAsync("lobby", 2, Bound);
             await ann.WriteLineAsync("after the restart");
-            (_, int after) = await bob.WaitForLineAsync(line => line == "ann: after the restart", Bound, bobMark);
+            (_, int after) = await bob.WaitForLineAtAsync(line => line == "ann: after the restart", Bound, bobMark);
             // Bob gets the queued line too if he was back before ann sent it; if so, before the next one.
             int early = bob.Lines.ToList().FindIndex(bobMark, line => line == "ann: typed while the server was down");
             Assert.True(early < after);
@@ -101,7 +101,8 @@ public sealed class ChatClientSampleTests
         using ChatServerProcess server = await ChatServerProcess.StartAsync(FreePorts.Next(), Bound);
         using ConsoleSampleProcess ann = StartClient("ann", $"ws://127.0.0.1:{server.Port}/nothing/here");
 
-        int exitCode = await ann.WaitForExitAsync(Bound); // its input still open: it does not wait for it
+        Assert.True(await ann.WaitForExitAsync(Bound), ann.Output);
+        int exitCode = ann.ExitCode; // its input still open: it does not wait for it
 
         Assert.True(exitCode == 1, ann.Output);
         Assert.StartsWith("# stopped not reconnectable: ", ann.Lines[^1], StringComparison.Ordinal);
@@ -131,7 +132,8 @@ public sealed class ChatClientSampleTests
             ann.CloseInput();
         }
 
-        int exitCode = await ann.WaitForExitAsync(Bound);
+        Assert.True(await ann.WaitForExitAsync(Bound), ann.Output);
+        int exitCode = ann.ExitCode;
 
         Assert.True(exitCode == 0, ann.Output);
         Assert.Equal("# stopped closed (1000)", ann.Lines[^1]); // the server answered our Close 1000

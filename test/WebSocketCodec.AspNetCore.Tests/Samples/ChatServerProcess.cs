@@ -77,7 +77,8 @@ internal sealed class ChatServerProcess : IDisposable
     public async Task StopAsync(TimeSpan timeout)
     {
         _process.Signal("TERM");
-        int exitCode = await _process.WaitForExitAsync(timeout);
+        Assert.True(await _process.WaitForExitAsync(timeout), $"The chat server did not exit within {timeout}:\n{_process.Output}");
+        int exitCode = _process.ExitCode;
         Assert.True(exitCode == 0, $"The chat server exited with {exitCode}:\n{_process.Output}");
     }
 

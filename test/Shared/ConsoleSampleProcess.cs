@@ -2,11 +2,12 @@ using System.Collections.Concurrent;
 using System.Diagnostics;
 using System.Globalization;
 
-namespace WebSocketCodec.AspNetCore.Tests.Infrastructure;
+namespace WebSocketCodec.Testing;
 
 /// <summary>A sample's built program run as a process (<c>dotnet sample.dll args</c>) that a test talks to: lines are
 /// written to its input, its output lines (out and error) are kept for bounded waits and failure messages, it can be
-/// signalled and its input closed; killed on dispose if it still runs.</summary>
+/// signalled (INT, TERM, KILL, STOP, CONT) and its input closed; killed on dispose if it still runs (a stopped one is
+/// continued first, so the kill is not held up).</summary>
 public sealed class ConsoleSampleProcess : IDisposable
 {
     private readonly Process _process;
@@ -35,12 +36,27 @@ public sealed class ConsoleSampleProcess : IDisposable
     /// <summary>The exit code, once it exited.</summary>
     public int ExitCode => _process.ExitCode;
 
+    /// <summary>The process id.</summary>
+    public int Id => _process.Id;
+
+    /// <summary>Whether the process has exited.</summary>
+    public bool HasExited => _process.HasExited;
+
+    /// <summary>Starts <paramref name="program"/> (the path of a built .dll) with <paramref name="arguments"/>.</summary>
+    public static ConsoleSampleProcess Start(string name, string program, params string[] arguments) =>
+        Start(name, program, null, arguments);
+
     /// <summary>Starts the sample whose assembly is <paramref name="assembly"/>, its input redirected;
     /// <paramref name="environment"/> sets (or, with null, removes) variables of the environment it inherits.</summary>
     public static ConsoleSampleProcess Start(
         string name, System.Reflection.Assembly assembly, IReadOnlyDictionary<string, string?>? environment, params string[] arguments)
     {
         ArgumentNullException.ThrowIfNull(assembly);
+        return Start(name, assembly.Location, environment, arguments);
+    }
+
+    private static ConsoleSampleProcess Start(string name, string program, IReadOnlyDictionary<string, string?>? environment, string[] arguments)
+    {
         var start = new ProcessStartInfo(Environment.GetEnvironmentVariable("DOTNET_HOST_PATH") ?? "dotnet")
         {
             RedirectStandardInput = true,
@@ -49,7 +65,7 @@ public sealed class ConsoleSampleProcess : IDisposable
             StandardInputEncoding = new System.Text.UTF8Encoding(encoderShouldEmitUTF8Identifier: false),
             StandardOutputEncoding = System.Text.Encoding.UTF8,
         };
-        start.ArgumentList.Add(assembly.Location);
+        start.ArgumentList.Add(program);
         foreach (string argument in arguments)
         {
             start.ArgumentList.Add(argument);
@@ -81,9 +97,13 @@ public sealed class ConsoleSampleProcess : IDisposable
     public void CloseInput() => _process.StandardInput.Close();
 
     /// <summary>Waits until a line satisfies <paramref name="match"/> (among those printed after the first
-    /// <paramref name="since"/>) and returns it with its index; fails with the output when the process exits first or
+    /// <paramref name="since"/>) and returns it; fails with the output when the process exits first or
     /// <paramref name="timeout"/> passes.</summary>
-    public async Task<(string Line, int Index)> WaitForLineAsync(Func<string, bool> match, TimeSpan timeout, int since = 0)
+    public async Task<string> WaitForLineAsync(Func<string, bool> match, TimeSpan timeout, int since = 0) =>
+        (await WaitForLineAtAsync(match, timeout, since)).Line;
+
+    /// <summary>As <see cref="WaitForLineAsync"/>, with the line's index (a mark for later waits).</summary>
+    public async Task<(string Line, int Index)> WaitForLineAtAsync(Func<string, bool> match, TimeSpan timeout, int since = 0)
     {
         long start = Stopwatch.GetTimestamp();
         while (true)
@@ -108,24 +128,27 @@ public sealed class ConsoleSampleProcess : IDisposable
         }
     }
 
-    /// <summary>Waits for the exit and for every line it printed; fails with the output when
-    /// <paramref name="timeout"/> passes first.</summary>
-    public async Task<int> WaitForExitAsync(TimeSpan timeout)
+    /// <summary>How many lines satisfy <paramref name="match"/> (among those printed after the first
+    /// <paramref name="since"/>).</summary>
+    public int Count(Func<string, bool> match, int since = 0) => _lines.Skip(since).Count(match);
+
+    /// <summary>Waits for the exit and for every line it printed (then <see cref="ExitCode"/> says how it ended); false
+    /// when <paramref name="timeout"/> passed first.</summary>
+    public async Task<bool> WaitForExitAsync(TimeSpan timeout)
     {
         try
         {
             await _process.WaitForExitAsync().WaitAsync(timeout);
             await _reading.WaitAsync(timeout);
+            return true;
         }
         catch (TimeoutException)
         {
-            throw new TimeoutException($"{Name} did not exit within {timeout.TotalSeconds} s:\n{Output}");
+            return false;
         }
-
-        return _process.ExitCode;
     }
 
-    /// <summary>Sends <paramref name="signal"/> (INT, TERM, KILL) to the process with kill(1).</summary>
+    /// <summary>Sends <paramref name="signal"/> (INT, TERM, KILL, STOP, CONT) to the process with kill(1).</summary>
     public void Signal(string signal)
     {
         using Process kill = Process.Start("kill", ["-" + signal, _process.Id.ToString(CultureInfo.InvariantCulture)])!;
@@ -137,6 +160,7 @@ public sealed class ConsoleSampleProcess : IDisposable
     {
         if (!_process.HasExited)
         {
+            Signal("CONT");
             _process.Kill(entireProcessTree: true);
             _process.WaitForExit(10_000);
         }
