@@ -40,6 +40,9 @@ public sealed class WritabilityRaceTests
         }
 
         Assert.True(await driver.Sender.FlushedAsync().WaitAsync(TimeSpan.FromSeconds(10)));
+        // The flush that drained the output tells the listener after it completes the flushed signal: wait for the
+        // "writable" report (bounded: a report that never comes fails here, as it should).
+        await WebSocketCodec.Testing.Eventually.True(() => listener.Reports.LastOrDefault(), TimeSpan.FromSeconds(10));
         bool[] reports = [.. listener.Reports];
         Assert.NotEmpty(reports);
         Assert.False(reports[0]);
