@@ -65,6 +65,23 @@ public static class Http2WebSocketServer
         Install(pipeline, new Setup((request, target) => route(request, target), accept, channel, http2));
     }
 
+    /// <summary>Serves the websockets <paramref name="route"/> picks (null: 404), telling it of the connection too (the
+    /// client's certificate when an <see cref="SslStreamHandler"/> in <paramref name="pipeline"/> required one).</summary>
+    /// <param name="pipeline">The connection's pipeline; the handlers are appended.</param>
+    /// <param name="route">Picks the callbacks for a validated request, its <c>:path</c> and its connection.</param>
+    /// <param name="accept">Origins, subprotocols, permessage-deflate, the protocol's limits.</param>
+    /// <param name="channel">How each websocket uses its stream's channel.</param>
+    /// <param name="http2">Streams per connection and windows.</param>
+    public static void Configure(
+        IChannelPipeline pipeline, WebSocketRequestRoute route, WebSocketAcceptOptions? accept = null,
+        WebSocketChannelHandlerOptions? channel = null, Http2WebSocketServerOptions? http2 = null)
+    {
+        ArgumentNullException.ThrowIfNull(pipeline);
+        ArgumentNullException.ThrowIfNull(route);
+        IChannel connection = pipeline.Channel;
+        Install(pipeline, new Setup((request, target) => route(new WebSocketServerRequest(request, target, connection)), accept, channel, http2));
+    }
+
     /// <summary>Handshake-only mode: validates and accepts websockets as <see cref="Configure(IChannelPipeline, WebSocketRoute, WebSocketAcceptOptions?, WebSocketChannelHandlerOptions?, Http2WebSocketServerOptions?)"/>
     /// does (permessage-deflate is never negotiated), then hands the application the stream's child channel, with an
     /// <see cref="Http2StreamByteAdapter"/> first in its pipeline, to run its own byte handlers on.</summary>

@@ -24,7 +24,7 @@ public sealed class WebSocketServerUpgradeHandler : ChannelHandlerAdapter
 {
     private static readonly TimeSpan RefusalLinger = TimeSpan.FromSeconds(1);
 
-    private readonly WebSocketRoute _route;
+    private readonly Func<WebSocketUpgradeRequest, string, IChannel, Func<WebSocketFrameSender, IWebSocketFrameListener>?> _route;
     private readonly WebSocketAcceptOptions _accept;
     private readonly WebSocketChannelHandlerOptions _channel;
     private HeadAccumulator? _head;
@@ -41,8 +41,21 @@ public sealed class WebSocketServerUpgradeHandler : ChannelHandlerAdapter
 
     /// <summary>Serves the websockets <paramref name="route"/> picks.</summary>
     public WebSocketServerUpgradeHandler(WebSocketRoute route, WebSocketAcceptOptions? accept = null, WebSocketChannelHandlerOptions? channel = null)
+        : this(Adapt(route), accept, channel)
     {
-        ArgumentNullException.ThrowIfNull(route);
+    }
+
+    /// <summary>Serves the websockets <paramref name="route"/> picks, telling it of the connection too (the client's
+    /// certificate when an <see cref="SslStreamHandler"/> before this handler required one).</summary>
+    public WebSocketServerUpgradeHandler(WebSocketRequestRoute route, WebSocketAcceptOptions? accept = null, WebSocketChannelHandlerOptions? channel = null)
+        : this(Adapt(route), accept, channel)
+    {
+    }
+
+    private WebSocketServerUpgradeHandler(
+        Func<WebSocketUpgradeRequest, string, IChannel, Func<WebSocketFrameSender, IWebSocketFrameListener>?> route,
+        WebSocketAcceptOptions? accept, WebSocketChannelHandlerOptions? channel)
+    {
         _route = route;
         _accept = accept?.Clone() ?? new WebSocketAcceptOptions();
         _accept.Deflate?.Validate();
@@ -109,7 +122,7 @@ public sealed class WebSocketServerUpgradeHandler : ChannelHandlerAdapter
         bool counted = _open?.TryEnter() ?? true;
         WebSocketAcceptDecision decision = WebSocketAcceptDecision.Decide(
             new WebSocketHandshakeFacts { Method = head.Method, HttpVersion = head.Version, Headers = head, Target = head.Target, OverCapacity = !counted },
-            _accept, (request, target) => (listenerFactory = _route(request, target)) is not null);
+            _accept, (request, target) => (listenerFactory = _route(request, target, context.Channel)) is not null);
         if (!decision.IsAccepted)
         {
             if (counted)
@@ -173,6 +186,18 @@ public sealed class WebSocketServerUpgradeHandler : ChannelHandlerAdapter
         _timeout?.Cancel();
         _head?.Dispose();
         _head = null;
+    }
+
+    private static Func<WebSocketUpgradeRequest, string, IChannel, Func<WebSocketFrameSender, IWebSocketFrameListener>?> Adapt(WebSocketRoute route)
+    {
+        ArgumentNullException.ThrowIfNull(route);
+        return (request, target, _) => route(request, target);
+    }
+
+    private static Func<WebSocketUpgradeRequest, string, IChannel, Func<WebSocketFrameSender, IWebSocketFrameListener>?> Adapt(WebSocketRequestRoute route)
+    {
+        ArgumentNullException.ThrowIfNull(route);
+        return (request, target, connection) => route(new WebSocketServerRequest(request, target, connection));
     }
 
     private static WebSocketRoute RouteFor(string path, Func<WebSocketFrameSender, IWebSocketFrameListener> listenerFactory)

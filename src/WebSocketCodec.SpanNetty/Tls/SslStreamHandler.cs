@@ -45,6 +45,13 @@ public sealed class SslStreamHandler : ChannelDuplexHandler
     /// <summary>The TLS stream (protocol, cipher, certificates) once the handler is in a pipeline.</summary>
     public SslStream? SslStream => _ssl;
 
+    /// <summary>The certificate the peer presented, once the handshake completed; null before, or when it presented
+    /// none (a copy, not tied to the stream's life). On a server that is the client's certificate: set <see cref="SslServerAuthenticationOptions.ClientCertificateRequired"/>
+    /// and a <see cref="SslServerAuthenticationOptions.RemoteCertificateValidationCallback"/> (without one, the chain
+    /// must build to a root the machine trusts) to require and check one; the websocket server hands it to the
+    /// application as <see cref="WebSocketServerRequest.ClientCertificate"/>.</summary>
+    public X509Certificate2? RemoteCertificate { get; private set; }
+
     /// <summary>The server's side with <paramref name="certificate"/>.</summary>
     public static SslStreamHandler Server(X509Certificate2 certificate, TimeSpan? handshakeTimeout = null)
     {
@@ -114,6 +121,15 @@ public sealed class SslStreamHandler : ChannelDuplexHandler
         if (message is not IByteBuffer buffer)
         {
             _ = context.WriteAsync(message, promise);
+            return;
+        }
+
+        if (_closed)
+        {
+            // TLS ended (a failed handshake: an HTTP/2 codec's GOAWAY written as the channel closes, say): nothing is
+            // sent any more, and a write queued now would never be released.
+            buffer.Release();
+            promise.TrySetException(new ClosedChannelException());
             return;
         }
 
@@ -255,6 +271,8 @@ public sealed class SslStreamHandler : ChannelDuplexHandler
         IChannelHandlerContext context = _context!;
         _timeout?.Cancel();
         _authenticated = true;
+        // A copy: the stream's own may be disposed with it when the channel closes, and the application may keep this.
+        RemoteCertificate = _ssl!.RemoteCertificate is { } remote ? X509CertificateLoader.LoadCertificate(remote.GetRawCertData()) : null;
         while (_pendingWrites.TryDequeue(out var pending))
         {
             Encrypt(pending.Buffer, pending.Promise);
