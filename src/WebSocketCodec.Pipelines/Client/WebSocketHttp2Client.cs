@@ -160,12 +160,13 @@ public static class WebSocketHttp2Client
                 response.Headers.TryGetValues("sec-websocket-extensions", out IEnumerable<string>? extensions) ? [.. extensions] : [],
                 options, uri.ToString(), out deflate);
         }
-        catch (WebSocketHandshakeException refused) when (refused.StatusCode is int status && response.Headers.RetryAfter is { } retryAfter)
+        catch (WebSocketHandshakeException refused) when (refused.StatusCode is int status
+            && response.Headers.TryGetValues("Retry-After", out IEnumerable<string>? retryAfter))
         {
-            TimeSpan? delay = retryAfter.Delta ?? (retryAfter.Date is { } date ? date - DateTimeOffset.UtcNow : null);
+            // The same reading of Retry-After as over HTTP/1.1 (RetryAfterHeader), from the field's text.
             throw new WebSocketHandshakeException(refused.Message, status)
             {
-                RetryAfter = delay is { } wait ? (wait < TimeSpan.Zero ? TimeSpan.Zero : wait > RetryAfterHeader.MaxDelay ? RetryAfterHeader.MaxDelay : wait) : null,
+                RetryAfter = RetryAfterHeader.Parse(string.Join(", ", retryAfter), DateTimeOffset.UtcNow),
             };
         }
     }

@@ -62,14 +62,17 @@ public sealed class ReconnectPolicyTests
     }
 
     [Theory]
-    [InlineData(503)]
-    [InlineData(429)]
-    public async Task ARefusalWithRetryAfterWaitsThatLongThenConnects(int status)
+    [InlineData(503, false)]
+    [InlineData(429, false)]
+    [InlineData(503, true)]
+    public async Task ARefusalWithRetryAfterWaitsThatLongThenConnects(int status, bool http2)
     {
-        await using MessageLogServer server = await MessageLogServer.StartAsync();
+        await using MessageLogServer server = await MessageLogServer.StartAsync(sharedPort: http2);
         server.Refusals = 1;
         var waits = new ConcurrentQueue<WebSocketReconnectingEventArgs>();
-        await using var client = new ReconnectingWebSocket(server.Url($"/refuse/{status}"), new ReconnectingWebSocketOptions { Backoff = Quick });
+        using var invoker = new HttpMessageInvoker(WebSocketHttp2Client.CreateHandler(WebSocketClientOptions.Default));
+        await using var client = new ReconnectingWebSocket(
+            server.Url($"/refuse/{status}"), new ReconnectingWebSocketOptions { Backoff = Quick, Http2 = http2 ? invoker : null });
         client.Reconnecting += (_, wait) => waits.Enqueue(wait);
         await client.StartAsync().WaitAsync(TimeSpan.FromSeconds(10));
         WebSocketReconnectingEventArgs wait = Assert.Single(waits);
