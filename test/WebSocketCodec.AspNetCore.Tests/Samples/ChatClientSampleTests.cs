@@ -88,6 +88,12 @@ public sealed class ChatClientSampleTests
             int early = bob.Lines.ToList().FindIndex(bobMark, line => line == "ann: typed while the server was down");
             Assert.True(early < after);
             Assert.DoesNotContain(ann.Lines.Concat(bob.Lines), line => line.StartsWith("# stopped", StringComparison.Ordinal));
+
+            // What the clients guide shows is what ann printed here, to the end of her input (Close 1000, exit 0).
+            ann.CloseInput();
+            Assert.True(await ann.WaitForExitAsync(Bound), ann.Output);
+            string? mismatch = DocBlocks.OutputMismatch("clients-chat-console", ann.Lines);
+            Assert.True(mismatch is null, mismatch);
         }
         finally
         {
