@@ -65,7 +65,7 @@ dotnet run -c Release --project bench/WebSocketCodec.Soak -- --frames 10000000 -
 "spannetty-h2-libuv|1|$r/spannetty-h2-libuv.md, .json|$perf --h2 --variants spannetty-h2,spannetty-h2-raw --payload 8,64,125,1000 --connections 1,10 --seconds 2 --warmup 2 --repeat 5 --transport libuv --markdown $r/spannetty-h2-libuv.md --json $r/spannetty-h2-libuv.json"
 "spannetty-h2-tls-socket|1|$r/spannetty-h2-tls-socket.md, .json|$perf --h2 --tls --variants spannetty-h2,spannetty-h2-raw --payload 64,1000 --connections 1,10 --seconds 2 --warmup 2 --repeat 3 --transport socket --markdown $r/spannetty-h2-tls-socket.md --json $r/spannetty-h2-tls-socket.json"
 "spannetty-h2-tls-libuv|1|$r/spannetty-h2-tls-libuv.md, .json|$perf --h2 --tls --variants spannetty-h2,spannetty-h2-raw --payload 64,1000 --connections 1,10 --seconds 2 --warmup 2 --repeat 3 --transport libuv --markdown $r/spannetty-h2-tls-libuv.md --json $r/spannetty-h2-tls-libuv.json"
-"charts|0|$r/*-throughput.svg, *-latency.svg (from the JSON above)|(cd bench/charts && npm ci && npm run render && npm run render-pingpong)"
+"charts|0|$r/*-throughput.svg, *-latency.svg and scale-*-memory.svg (from the JSON above)|(cd bench/charts && npm ci && npm run render && npm run render-pingpong && npm run render-scale)"
 )
 
 # Pages no step makes: they compare against older builds, record a state of the code since changed, or were written

@@ -1,10 +1,10 @@
 // Renders RemotePingPong's raw runs (every akka-pingpong*.json in the given folder) as an SVG chart beside them:
 // <name>-throughput.svg, median msgs/s by client count, one bar per transport, whiskers from min to max (runs that
-// stalled or failed are no results and are left out). Usage: node pingpong.mjs ../results
+// stalled or failed are no results and are left out). The stamp of <name>.md (commit, machine, command) is the
+// subtitle. Usage: node pingpong.mjs ../results
 import fs from 'node:fs';
 import path from 'node:path';
-import * as vega from 'vega';
-import * as vegaLite from 'vega-lite';
+import { titled, writeSvg } from './chart.mjs';
 
 const folder = process.argv[2] ?? '../results';
 const files = fs.readdirSync(folder).filter(name => /^akka-pingpong.*\.json$/.test(name));
@@ -14,7 +14,8 @@ if (files.length === 0) {
 }
 
 for (const name of files) {
-  const runs = JSON.parse(fs.readFileSync(path.join(folder, name), 'utf8'));
+  const file = path.join(folder, name);
+  const runs = JSON.parse(fs.readFileSync(file, 'utf8'));
   const rows = runs.filter(r => r.Repeat > 0 && r.Status === 'Ok');
   const variants = [...new Set(runs.map(r => r.Variant))];
   const roundTrips = runs.length > 0 ? runs[runs.length - 1].RoundTrips : 0;
@@ -25,7 +26,7 @@ for (const name of files) {
   };
   const spec = {
     $schema: 'https://vega.github.io/schema/vega-lite/v5.json',
-    title: `RemotePingPong: median msgs/s (${roundTrips.toLocaleString('en-US')} round trips per client; whiskers: min to max)`,
+    title: titled(`RemotePingPong: median msgs/s (${roundTrips.toLocaleString('en-US')} round trips per client; whiskers: min to max)`, file),
     width: 640, height: 300,
     data: { values: rows },
     layer: [
@@ -36,9 +37,5 @@ for (const name of files) {
       },
     ],
   };
-  const view = new vega.View(vega.parse(vegaLite.compile(spec).spec), { renderer: 'none' });
-  const file = path.join(folder, name.replace(/\.json$/, '-throughput.svg'));
-  fs.writeFileSync(file, await view.toSVG());
-  view.finalize();
-  console.log(`wrote ${file}`);
+  await writeSvg(spec, file.replace(/\.json$/, '-throughput.svg'));
 }

@@ -6,8 +6,8 @@ namespace WebSocketCodec.Bench.Tests.Results;
 /// <summary>Every file under <c>bench/results</c> names where it was measured: each page (.md, README.md aside)
 /// carries the stamp block (commit, date, CPU, cores, runtime, OS, command; bench/results/README.md), and each other
 /// file (JSON, CSV, charts, logs, state) is covered by a stamped page: its own name with <c>.md</c> or
-/// <c>.stamp.md</c>, the page a chart (<c>-throughput.svg</c>, <c>-latency.svg</c>) was drawn from, or the
-/// BenchmarkDotNet markdown report beside a <c>-report.csv</c>.</summary>
+/// <c>.stamp.md</c>, the page a chart (<c>-throughput.svg</c>, <c>-latency.svg</c>, <c>-memory.svg</c>) was drawn
+/// from, or the BenchmarkDotNet markdown report beside a <c>-report.csv</c>.</summary>
 public sealed partial class ResultsStampTests
 {
     private static readonly string Results = Path.Combine(RepositoryRoot(), "bench", "results");
@@ -69,6 +69,7 @@ public sealed partial class ResultsStampTests
     {
         Assert.Equal(["perf-h1-plain-throughput.md", "perf-h1-plain-throughput.stamp.md", "perf-h1-plain.md"], CoveringPages("perf-h1-plain-throughput.svg"));
         Assert.Equal(["scale-19k.md", "scale-19k.stamp.md"], CoveringPages("scale-19k.json"));
+        Assert.Equal(["scale-19k-memory.md", "scale-19k-memory.stamp.md", "scale-19k.md"], CoveringPages("scale-19k-memory.svg"));
         Assert.Equal(["DecodeBenchmarks-report.md", "DecodeBenchmarks-report.stamp.md", "DecodeBenchmarks-report-github.md"], CoveringPages("DecodeBenchmarks-report.csv"));
     }
 
@@ -110,7 +111,7 @@ public sealed partial class ResultsStampTests
     {
         string stem = Path.GetFileNameWithoutExtension(file);
         var pages = new List<string> { stem + ".md", stem + ".stamp.md" };
-        foreach (string chart in (string[])["-throughput", "-latency"])
+        foreach (string chart in (string[])["-throughput", "-latency", "-memory"])
         {
             if (file.EndsWith(chart + ".svg", StringComparison.Ordinal))
             {
