@@ -14,7 +14,7 @@ public static class WebSocketEndpointExtensions
     /// <summary>
     /// Serves websockets at <paramref name="pattern"/>: the HTTP/1.1 upgrade or HTTP/2 extended CONNECT is validated
     /// strictly (GET, HTTP/1.1, Host, <c>Upgrade</c>/<c>Connection</c>, version 13 or 426, a valid key, allowed
-    /// origins or 403, subprotocol selection; permessage-deflate accepted when <see cref="WebSocketAcceptOptions.Compression"/> is set,
+    /// origins or 403, subprotocol selection; permessage-deflate accepted when <see cref="WebSocketAcceptOptions.Deflate"/> is set,
     /// other extensions declined), then <paramref name="application"/>
     /// gets the <see cref="HttpContext"/> (user, route values...) and the websocket, not yet running: run it with the
     /// callbacks API (<see cref="WebSocketConnection.RunAsync(IWebSocketFrameListener, CancellationToken)"/>) or wrap
