@@ -22,7 +22,7 @@ public sealed class DocsConsumerTests(ITestOutputHelper output)
     private const string Server = "readme-server";
     private const string Client = "readme-client";
     private const string Reconnecting = "clients-reconnecting";
-    private const string Lean = "lean-echo-server";
+    private const string Lean = "lean-transport-echo";
     private const string AkkaNodes = "akka-two-nodes";
     private const string AkkaCluster = "akka-hosting-cluster";
 
