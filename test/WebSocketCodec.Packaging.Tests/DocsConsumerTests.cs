@@ -23,8 +23,8 @@ public sealed class DocsConsumerTests(ITestOutputHelper output)
     private const string Client = "readme-client";
     private const string Reconnecting = "clients-reconnecting";
     private const string Lean = "lean-transport-echo";
-    private const string AkkaNodes = "akka-two-nodes";
-    private const string AkkaCluster = "akka-hosting-cluster";
+    private const string AkkaNodes = "akka-remote-two-nodes";
+    private const string AkkaCluster = "akka-remote-hosting-cluster";
 
     private static readonly TimeSpan CommandTimeout = TimeSpan.FromMinutes(8);
     private static readonly TimeSpan RunTimeout = TimeSpan.FromMinutes(1);
