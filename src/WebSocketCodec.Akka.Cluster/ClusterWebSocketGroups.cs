@@ -7,13 +7,13 @@ using Akka.Configuration;
 
 namespace WebSocketCodec.Akka.Cluster;
 
-/// <summary>
-/// The websocket groups of one cluster node (an Akka extension: <see cref="Get"/>). A group of a given name is one
-/// group across the cluster: every node that asks for it (<see cref="Group"/>) holds its own members, and a broadcast on
-/// any node reaches the members of every node. The node needs Akka.Cluster (<c>akka.actor.provider = cluster</c>);
-/// any Akka.Remote transport carries the frames. When the node leaves the cluster (or is downed, or its actor system
-/// terminates), its members are closed with 1001 (going away): their clients reconnect to another node.
-/// </summary>
+/// <summary>The websocket groups of one cluster node (an Akka extension: <see cref="Get"/>): ask it for a group by name
+/// (<see cref="Group"/>) on every node that serves that group's clients.</summary>
+/// <remarks>A group of a given name is one group across the cluster: every node that asks for it holds its own members,
+/// and a broadcast on any node reaches the members of every node. The node needs Akka.Cluster (<c>akka.actor.provider =
+/// cluster</c>); any Akka.Remote transport carries the frames. When the node leaves the cluster (or is downed, or its
+/// actor system terminates), its members are closed with 1001 (going away): their clients reconnect to another
+/// node.</remarks>
 public sealed class ClusterWebSocketGroups : IExtension
 {
     /// <summary>Room for Akka's envelope around a frame (its recipient's path and address, the serializer's id, the
@@ -107,7 +107,8 @@ public sealed class ClusterWebSocketGroups : IExtension
     }
 }
 
-/// <summary>Akka's provider of <see cref="ClusterWebSocketGroups"/>.</summary>
+/// <summary>Akka's provider of <see cref="ClusterWebSocketGroups"/>: Akka creates the extension with it; an application
+/// calls <see cref="ClusterWebSocketGroups.Get"/> instead.</summary>
 public sealed class ClusterWebSocketGroupsProvider : ExtensionIdProvider<ClusterWebSocketGroups>
 {
     /// <inheritdoc />

@@ -4,10 +4,10 @@ using Akka.Actor.Setup;
 
 namespace WebSocketCodec.Akka;
 
-/// <summary>
-/// What HOCON cannot carry, given to the <see cref="WebSocketTransport"/> through the actor system's setup
-/// (<c>BootstrapSetup.Create().WithConfig(config).And(new WebSocketRemotingSetup { ... })</c>).
-/// </summary>
+/// <summary>What HOCON cannot carry, given to the <see cref="WebSocketTransport"/> through the actor system's setup
+/// (<c>BootstrapSetup.Create().WithConfig(config).And(new WebSocketRemotingSetup { ... })</c>): add it when an actor
+/// system configured with HOCON needs an application's services (endpoint mode), certificate objects or client TLS
+/// options.</summary>
 public sealed class WebSocketRemotingSetup : Setup
 {
     /// <summary>Endpoint mode: the services of an ASP.NET Core application that called

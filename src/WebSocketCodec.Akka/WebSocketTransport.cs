@@ -12,16 +12,16 @@ using WebSocketCodec.Pipelines;
 
 namespace WebSocketCodec.Akka;
 
-/// <summary>
-/// An Akka.Remote transport whose associations are websockets: one binary message per Akka PDU, over HTTP/1.1 upgrades
-/// or HTTP/2 streams (RFC 8441), cleartext or TLS. Enabled by HOCON only:
-/// <c>akka.remote.enabled-transports = ["akka.remote.websocket"]</c> with
-/// <c>akka.remote.websocket.transport-class = "WebSocketCodec.Akka.WebSocketTransport, WebSocketCodec.Akka"</c>
-/// (every other key has a default; see <see cref="DefaultConfig"/>). Addresses read <c>akka.ws://System@host:port</c>
+/// <summary>An Akka.Remote transport whose associations are websockets: reach for it when remoting must cross what
+/// passes HTTP but not raw TCP (load balancers, HTTP proxies, TLS terminators) or share a port with an ASP.NET Core
+/// application. One binary message per Akka PDU, over HTTP/1.1 upgrades or HTTP/2 streams (RFC 8441), cleartext or
+/// TLS.</summary>
+/// <remarks>Enabled by HOCON only: <c>akka.remote.enabled-transports = ["akka.remote.websocket"]</c> with
+/// <c>akka.remote.websocket.transport-class = "WebSocketCodec.Akka.WebSocketTransport, WebSocketCodec.Akka"</c> (every
+/// other key has a default; see <see cref="DefaultConfig"/>). Addresses read <c>akka.ws://System@host:port</c>
 /// (<c>akka.wss://</c> with TLS). Self-hosted, it binds a Kestrel listener of its own; given a
-/// <see cref="WebSocketRemotingSetup"/> with an ASP.NET Core application's services, it is served by that
-/// application's <see cref="AkkaRemotingEndpointExtensions.MapAkkaRemoting"/> endpoint instead.
-/// </summary>
+/// <see cref="WebSocketRemotingSetup"/> with an ASP.NET Core application's services, it is served by that application's
+/// <see cref="AkkaRemotingEndpointExtensions.MapAkkaRemoting"/> endpoint instead.</remarks>
 [System.Diagnostics.CodeAnalysis.SuppressMessage("Design", "CA1001", Justification = "Akka owns a transport's lifetime and ends it with Shutdown, which cancels the token source; nothing is left to dispose.")]
 public sealed class WebSocketTransport : global::Akka.Remote.Transport.Transport
 {

@@ -2,7 +2,9 @@ using Microsoft.AspNetCore.Server.Kestrel.Core;
 
 namespace WebSocketCodec.AspNetCore;
 
-/// <summary>HTTP/2 flow-control limits that suit websockets.</summary>
+/// <summary>HTTP/2 flow-control limits that suit websockets: call <see cref="ConfigureHttp2ForWebSockets"/> on a
+/// Kestrel that serves websockets over HTTP/2, so that a websocket whose application stops reading cannot stall the
+/// others on its connection.</summary>
 public static class Http2LimitsExtensions
 {
     /// <summary>

@@ -8,7 +8,10 @@ using WebSocketCodec.Pipelines;
 
 namespace WebSocketCodec.AspNetCore;
 
-/// <summary>Maps websocket endpoints served by WebSocketCodec.</summary>
+/// <summary>Maps websocket endpoints served by WebSocketCodec: the usual way to serve websockets from an ASP.NET Core
+/// application, beside its other endpoints, over HTTP/1.1 and HTTP/2 alike, with routing, authorization, CORS and rate
+/// limiting. <see cref="MapWebSocketMessages"/> gives each websocket the message API; <c>MapWebSocket</c> the callbacks
+/// API or the websocket itself.</summary>
 public static class WebSocketEndpointExtensions
 {
     /// <summary>

@@ -7,8 +7,10 @@ using WebSocketCodec.Pipelines;
 
 namespace WebSocketCodec.AspNetCore;
 
-/// <summary>The Kestrel fast path: a listener that serves only websockets, on the connection's own pipes, with our
-/// span-based handshake and no HTTP pipeline.</summary>
+/// <summary>The Kestrel fast path, a listener that serves only websockets, on the connection's own pipes, with our
+/// span-based handshake and no HTTP pipeline: reach for it for a port that serves only websockets where memory per
+/// websocket and CPU per message matter most. Use the endpoints (<see cref="WebSocketEndpointExtensions"/>) when you
+/// need the HTTP pipeline, HTTP/2 or routing.</summary>
 public static class WebSocketListenOptionsExtensions
 {
     /// <summary>

@@ -3,7 +3,9 @@ using System.Security.Cryptography.X509Certificates;
 
 namespace WebSocketCodec.Lean;
 
-/// <summary>What the application is told of an accepted websocket's opening request.</summary>
+/// <summary>What the application is told of an accepted websocket's opening request on a
+/// <see cref="LeanWebSocketServer"/>: read the target and path, the header fields, the subprotocol, the client's
+/// address and certificate from it to decide what the websocket serves.</summary>
 public sealed class LeanWebSocketRequest
 {
     internal LeanWebSocketRequest(HttpHead head, WebSocketAcceptDecision decision, IPEndPoint? remoteEndPoint, bool isSecure)

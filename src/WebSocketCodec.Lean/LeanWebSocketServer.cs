@@ -3,15 +3,17 @@ using WebSocketCodec.Lean.Loop;
 
 namespace WebSocketCodec.Lean;
 
-/// <summary>
-/// A websocket server for Linux that leaves Kestrel out: one epoll event loop per core accepts from one listening
-/// socket, reads every connection of the loop into one shared receive buffer that the core's driver parses in place
-/// (a partial frame is the only thing copied to its websocket, so an idle websocket holds no buffer), writes output
-/// straight to the socket (the sends of one loop iteration go out once per socket, only the unsent remainder is kept),
-/// and answers the HTTP/1.1 upgrade with the core's head parser and decision. TLS goes through <c>SslStream</c>.
-/// Every websocket behaviour (limits, timeouts, close handshake, backpressure, groups, telemetry) is the core driver's,
-/// as on every other host. HTTP/2 websockets stay on Kestrel.
-/// </summary>
+/// <summary>A websocket server for Linux that leaves Kestrel out: reach for it for a process that serves only
+/// websockets and should spend the least CPU and memory on each. Stay on Kestrel (<c>WebSocketCodec.AspNetCore</c>) for
+/// HTTP/2 websockets, other HTTP endpoints on the same port, or Windows and macOS (see
+/// <see cref="IsSupported"/>).</summary>
+/// <remarks>One epoll event loop per core accepts from one listening socket, reads every connection of the loop into
+/// one shared receive buffer that the core's driver parses in place (a partial frame is the only thing copied to its
+/// websocket, so an idle websocket holds no buffer), writes output straight to the socket (the sends of one loop
+/// iteration go out once per socket, only the unsent remainder is kept), and answers the HTTP/1.1 upgrade with the
+/// core's head parser and decision. TLS goes through <c>SslStream</c>. Every websocket behaviour (limits, timeouts,
+/// close handshake, backpressure, groups, telemetry) is the core driver's, as on every other host. HTTP/2 websockets
+/// stay on Kestrel.</remarks>
 /// <example>
 /// <code>
 /// await using var server = LeanWebSocketServer.StartMessages(

@@ -3,7 +3,10 @@ using System.Net.Security;
 
 namespace WebSocketCodec.Lean;
 
-/// <summary>How a <see cref="LeanWebSocketServer"/> listens and what it accepts.</summary>
+/// <summary>How a <see cref="LeanWebSocketServer"/> listens and what it accepts: pass it to
+/// <see cref="LeanWebSocketServer.Start"/> or <see cref="LeanWebSocketServer.StartMessages"/> to choose the address,
+/// the paths served, TLS and the loops, and, in <see cref="Accept"/>, the handshake and the websockets'
+/// limits.</summary>
 public sealed class LeanWebSocketServerOptions
 {
     /// <summary>Where to listen: 127.0.0.1 and a free port by default (<see cref="IPAddress.IPv6Any"/> listens on IPv4

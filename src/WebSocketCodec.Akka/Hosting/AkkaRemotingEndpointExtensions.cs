@@ -7,12 +7,12 @@ using WebSocketCodec.AspNetCore;
 
 namespace WebSocketCodec.Akka;
 
-/// <summary>
-/// Endpoint mode: Akka.Remote on an ASP.NET Core application's own port. Call <see cref="AddAkkaRemoting"/> on the
-/// services and <see cref="MapAkkaRemoting"/> on the application, start it, then create the actor system with a
-/// <see cref="WebSocketRemotingSetup"/> holding the application's services. Several actor systems may share one
-/// application: each is reached at <c>{path}/{system name}</c>.
-/// </summary>
+/// <summary>Endpoint mode, Akka.Remote on an ASP.NET Core application's own port: reach for it when remoting should sit
+/// beside the application's other endpoints, on its port and behind its TLS, rather than bind a Kestrel listener of its
+/// own.</summary>
+/// <remarks>Call <see cref="AddAkkaRemoting"/> on the services and <see cref="MapAkkaRemoting"/> on the application,
+/// start it, then create the actor system with a <see cref="WebSocketRemotingSetup"/> holding the application's
+/// services. Several actor systems may share one application: each is reached at <c>{path}/{system name}</c>.</remarks>
 public static class AkkaRemotingEndpointExtensions
 {
     /// <summary>Registers what <see cref="MapAkkaRemoting"/> and the transports of this application share.</summary>

@@ -4,12 +4,11 @@ using Akka.Hosting;
 
 namespace WebSocketCodec.Akka;
 
-/// <summary>
-/// Akka.Hosting set-up of the websocket transport: <c>services.AddAkka("name", builder =&gt;
-/// builder.WithWebSocketRemoting(options))</c>, then <c>WithClustering(...)</c> of Akka.Cluster.Hosting on top for a
-/// cluster. No HOCON to write; what HOCON cannot carry (a certificate object, client TLS options, an application's
-/// services) goes into the actor system's setup.
-/// </summary>
+/// <summary>Akka.Hosting set-up of the websocket transport: reach for it when the actor system is built with
+/// Akka.Hosting, instead of writing HOCON.</summary>
+/// <remarks>Call <c>services.AddAkka("name", builder =&gt; builder.WithWebSocketRemoting(options))</c>, then
+/// <c>WithClustering(...)</c> of Akka.Cluster.Hosting on top for a cluster. No HOCON to write; what HOCON cannot carry
+/// (a certificate object, client TLS options, an application's services) goes into the actor system's setup.</remarks>
 public static class AkkaWebSocketRemotingExtensions
 {
     /// <summary>Enables Akka.Remote on the websocket transport (and only on it) with these settings.</summary>

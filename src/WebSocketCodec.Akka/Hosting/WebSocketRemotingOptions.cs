@@ -1,10 +1,10 @@
 namespace WebSocketCodec.Akka;
 
-/// <summary>
-/// The websocket transport's settings for Akka.Hosting (<see cref="AkkaWebSocketRemotingExtensions.WithWebSocketRemoting(global::Akka.Hosting.AkkaConfigurationBuilder, WebSocketRemotingOptions)"/>):
-/// each property is the HOCON key of the same name under <c>akka.remote.websocket</c>. A property left null keeps
-/// what the configuration already says there, else the default of reference.conf.
-/// </summary>
+/// <summary>The websocket transport's settings for Akka.Hosting: pass them to
+/// <see cref="AkkaWebSocketRemotingExtensions.WithWebSocketRemoting(global::Akka.Hosting.AkkaConfigurationBuilder, WebSocketRemotingOptions)"/>
+/// to set the address, the path, HTTP/2, a proxy, TLS, the frame size and the timeouts without HOCON.</summary>
+/// <remarks>Each property is the HOCON key of the same name under <c>akka.remote.websocket</c>. A property left null
+/// keeps what the configuration already says there, else the default of reference.conf.</remarks>
 public sealed class WebSocketRemotingOptions
 {
     /// <summary><c>hostname</c>: the address to bind (self-hosted); an IP address or a host name; empty binds every

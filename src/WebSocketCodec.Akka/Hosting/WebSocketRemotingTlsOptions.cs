@@ -3,8 +3,10 @@ using System.Security.Cryptography.X509Certificates;
 
 namespace WebSocketCodec.Akka;
 
-/// <summary>The transport's TLS (<c>akka.remote.websocket.tls</c>): the server's certificate, as an object or a
-/// PKCS#12 file, how outbound associations check their peers, and mutual TLS (client certificates).</summary>
+/// <summary>The transport's TLS (<c>akka.remote.websocket.tls</c>): set it as
+/// <see cref="WebSocketRemotingOptions.Tls"/> for <c>akka.wss://</c> addresses, with the server's certificate as an
+/// object or a PKCS#12 file, how outbound associations check their peers, and mutual TLS (client
+/// certificates).</summary>
 public sealed class WebSocketRemotingTlsOptions
 {
     /// <summary>The listener's certificate (with its private key). Takes precedence over

@@ -8,12 +8,12 @@ using Microsoft.Extensions.DependencyInjection.Extensions;
 
 namespace WebSocketCodec.AspNetCore;
 
-/// <summary>
-/// HTTP/1.1 and HTTP/2 prior knowledge (h2c) on one cleartext port. Kestrel alone picks HTTP/1.1 on a cleartext
-/// <c>Http1AndHttp2</c> endpoint and answers the HTTP/2 preface with GOAWAY HTTP_1_1_REQUIRED; here one socket feeds
-/// two Kestrel endpoints, an HTTP/1.1 one and an HTTP/2-only one, each connection sorted by its first bytes. With TLS
-/// none of this is needed: use <c>HttpProtocols.Http1AndHttp2</c> and ALPN.
-/// </summary>
+/// <summary>HTTP/1.1 and HTTP/2 prior knowledge (h2c) on one cleartext port: reach for it when cleartext clients of
+/// both protocols (HTTP/1.1 upgrades, and <c>ws://</c> websockets over HTTP/2) must reach the same port.</summary>
+/// <remarks>Kestrel alone picks HTTP/1.1 on a cleartext <c>Http1AndHttp2</c> endpoint and answers the HTTP/2 preface
+/// with GOAWAY HTTP_1_1_REQUIRED; here one socket feeds two Kestrel endpoints, an HTTP/1.1 one and an HTTP/2-only one,
+/// each connection sorted by its first bytes. With TLS none of this is needed: use <c>HttpProtocols.Http1AndHttp2</c>
+/// and ALPN.</remarks>
 public static class SharedPortExtensions
 {
     /// <summary>Registers the listener factory that binds <see cref="ListenHttp1AndH2c"/> endpoints.</summary>

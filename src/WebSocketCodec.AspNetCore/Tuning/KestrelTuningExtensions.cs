@@ -5,7 +5,9 @@ using Microsoft.Extensions.DependencyInjection.Extensions;
 
 namespace WebSocketCodec.AspNetCore;
 
-/// <summary>Kestrel's socket transport set up for websocket traffic.</summary>
+/// <summary>Kestrel's socket transport set up for websocket traffic: call <see cref="AddKestrelWebSocketTuning"/> on a
+/// host whose Kestrel serves websockets, so that one socket read takes in a large block (64 KiB by default) instead of
+/// 4 KiB, and frames up to a block are written whole.</summary>
 public static class KestrelTuningExtensions
 {
     /// <summary>

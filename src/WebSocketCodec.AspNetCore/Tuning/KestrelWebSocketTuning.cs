@@ -1,6 +1,8 @@
 namespace WebSocketCodec.AspNetCore;
 
-/// <summary>How <see cref="KestrelTuningExtensions.AddKestrelWebSocketTuning"/> sets Kestrel's socket transport up.</summary>
+/// <summary>How <see cref="KestrelTuningExtensions.AddKestrelWebSocketTuning"/> sets Kestrel's socket transport up: set
+/// it in that call's <c>configure</c> delegate to change the block size, how long free blocks are kept, or inline
+/// scheduling.</summary>
 public sealed class KestrelWebSocketTuning
 {
     /// <summary>The smallest block: Kestrel's own.</summary>

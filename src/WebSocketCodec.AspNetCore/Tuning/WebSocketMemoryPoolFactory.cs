@@ -4,12 +4,11 @@ using Microsoft.AspNetCore.Connections;
 
 namespace WebSocketCodec.AspNetCore;
 
-/// <summary>
-/// Kestrel's memory pools in large pinned blocks (see <see cref="KestrelWebSocketTuning.BlockSize"/>), registered by
-/// <see cref="KestrelTuningExtensions.AddKestrelWebSocketTuning"/>. Kestrel creates one pool per I/O queue from it.
-/// Its counts are also published under the <c>WebSocketCodec</c> meter as
-/// <c>websocketcodec.kestrel.memory_pool.blocks</c> (tagged <c>state</c> rented or free).
-/// </summary>
+/// <summary>Kestrel's memory pools in large pinned blocks (see <see cref="KestrelWebSocketTuning.BlockSize"/>),
+/// registered by <see cref="KestrelTuningExtensions.AddKestrelWebSocketTuning"/>: resolve it from the services to read
+/// its block counts (<see cref="RentedBlocks"/>, <see cref="FreeBlocks"/>) or to <see cref="Trim"/> free blocks.
+/// Kestrel creates one pool per I/O queue from it. Its counts are also published under the <c>WebSocketCodec</c> meter
+/// as <c>websocketcodec.kestrel.memory_pool.blocks</c> (tagged <c>state</c> rented or free).</summary>
 public sealed class WebSocketMemoryPoolFactory : IMemoryPoolFactory<byte>
 {
     private static readonly Meter Meter = new(WebSocketTelemetry.Name);

@@ -5,13 +5,14 @@ using System.Net.Sockets;
 
 namespace WebSocketCodec.Pipelines;
 
-/// <summary>
-/// Opens websockets over HTTP/1.1: TCP (<see cref="Socket"/>), TLS for <c>wss</c> (<see cref="SslStream"/>), the
-/// upgrade request with subprotocols and custom headers, an HTTP proxy's CONNECT tunnel when
-/// <see cref="WebSocketClientOptions.Proxy"/> chooses one, and a strict check of the answer (101, Upgrade, Connection,
-/// <c>Sec-WebSocket-Accept</c>, only an offered subprotocol, and no extension but permessage-deflate when offered). Frames the server sends right behind its
-/// 101 stay in the pipe for the websocket. The websocket masks what it sends and refuses masked input.
-/// </summary>
+/// <summary>Opens websockets over HTTP/1.1: the client to reach for to connect to a <c>ws://</c> or <c>wss://</c>
+/// server. For many websockets over one HTTP/2 connection use <see cref="WebSocketHttp2Client"/>; to come back after a
+/// lost connection, <see cref="ReconnectingWebSocket"/>.</summary>
+/// <remarks>It does TCP (<see cref="Socket"/>), TLS for <c>wss</c> (<see cref="SslStream"/>), the upgrade request with
+/// subprotocols and custom headers, an HTTP proxy's CONNECT tunnel when <see cref="WebSocketClientOptions.Proxy"/>
+/// chooses one, and a strict check of the answer (101, Upgrade, Connection, <c>Sec-WebSocket-Accept</c>, only an
+/// offered subprotocol, and no extension but permessage-deflate when offered). Frames the server sends right behind its
+/// 101 stay in the pipe for the websocket. The websocket masks what it sends and refuses masked input.</remarks>
 public static class WebSocketClient
 {
     /// <summary>Connects and returns the websocket, not yet running: start it with

@@ -4,12 +4,12 @@ using System.Net.Security;
 
 namespace WebSocketCodec.Pipelines;
 
-/// <summary>
-/// Websockets over HTTP/2 (RFC 8441 extended CONNECT) through <see cref="SocketsHttpHandler"/>: cleartext with prior
-/// knowledge (<c>ws://</c>) or TLS with ALPN h2 (<c>wss://</c>), directly or through an HTTP proxy
-/// (<see cref="CreateHandler(WebSocketClientOptions)"/>). Every websocket opened through the same
-/// <see cref="HttpMessageInvoker"/> shares its HTTP/2 connection, one stream each.
-/// </summary>
+/// <summary>Websockets over HTTP/2 (RFC 8441 extended CONNECT) through <see cref="SocketsHttpHandler"/>: reach for it
+/// to open many websockets over one connection, one stream each, since every websocket opened through the same
+/// <see cref="HttpMessageInvoker"/> shares its HTTP/2 connection. A server that does not take websockets over HTTP/2
+/// fails the handshake: connect with <see cref="WebSocketClient"/> instead.</summary>
+/// <remarks>It connects in cleartext with prior knowledge (<c>ws://</c>) or over TLS with ALPN h2 (<c>wss://</c>),
+/// directly or through an HTTP proxy (<see cref="CreateHandler(WebSocketClientOptions)"/>).</remarks>
 public static class WebSocketHttp2Client
 {
     /// <summary>A handler that keeps every websocket on one HTTP/2 connection per server (up to the server's stream

@@ -4,15 +4,16 @@ using System.Runtime.ExceptionServices;
 
 namespace WebSocketCodec.Pipelines;
 
-/// <summary>
-/// One websocket over an <see cref="IDuplexPipe"/> after the opening handshake: the core <see cref="WebSocketDriver"/>
-/// (framing, the close handshake, timers, backpressure, senders, groups, telemetry) over the pipe. Each
-/// <c>ReadAsync</c> hands every whole frame in the buffer to the listener (payloads unmasked in place, no frame object,
-/// no allocation), then one <c>AdvanceTo</c>, then one flush of everything the listener and the protocol wrote. A
-/// transport that can end one direction alone, or be torn down, implements <see cref="IWebSocketPipeTransport"/> (TCP
-/// FIN, END_STREAM; an abort): a failed connection ends its output right after its Close and discards the peer's side
-/// until its end, so a reset never erases our Close, and a peer that stopped reading is cut off.
-/// </summary>
+/// <summary>One websocket over an <see cref="IDuplexPipe"/> after the opening handshake: what Kestrel's endpoints and
+/// the clients hand you, and what you create over a pipe of your own; run it with the callbacks API (<c>RunAsync</c>)
+/// or the message API (<see cref="RunMessages"/>).</summary>
+/// <remarks>It is the core <see cref="WebSocketDriver"/> (framing, the close handshake, timers, backpressure, senders,
+/// groups, telemetry) over the pipe. Each <c>ReadAsync</c> hands every whole frame in the buffer to the listener
+/// (payloads unmasked in place, no frame object, no allocation), then one <c>AdvanceTo</c>, then one flush of
+/// everything the listener and the protocol wrote. A transport that can end one direction alone, or be torn down,
+/// implements <see cref="IWebSocketPipeTransport"/> (TCP FIN, END_STREAM; an abort): a failed connection ends its
+/// output right after its Close and discards the peer's side until its end, so a reset never erases our Close, and a
+/// peer that stopped reading is cut off.</remarks>
 public sealed class WebSocketConnection : IDisposable, IAsyncDisposable
 {
     private readonly PipePort _port;

@@ -2,7 +2,9 @@ using System.Security.Cryptography.X509Certificates;
 
 namespace WebSocketCodec.Pipelines;
 
-/// <summary>The outcome of a server's opening handshake on a raw transport.</summary>
+/// <summary>The outcome of a server's opening handshake on a raw transport, as <see cref="WebSocketServerHandshake"/>
+/// returns it and the Kestrel fast path hands it to its application: run the websocket when it is
+/// <see cref="Accepted"/>, and read the request, target, subprotocol and client certificate from it.</summary>
 /// <param name="Request">The validated request, when accepted.</param>
 /// <param name="Target">The request target (path and query), when a request line was read.</param>
 /// <param name="Subprotocol">The selected subprotocol.</param>

@@ -3,13 +3,13 @@ using System.IO.Pipelines;
 
 namespace WebSocketCodec.Pipelines;
 
-/// <summary>
-/// The server's side of the HTTP/1.1 opening handshake on a raw transport (a Kestrel connection, a socket): reads the
-/// request head within a size and time bound, validates it strictly, answers 101 (accepting permessage-deflate when
-/// <see cref="WebSocketAcceptOptions.Deflate"/> is set and offered) or the refusal's status. Frames the
-/// client sent right behind its request stay in the pipe for the websocket. After a refusal the input is drained
-/// briefly so the response is not erased by a reset.
-/// </summary>
+/// <summary>The server's side of the HTTP/1.1 opening handshake on a raw transport (a Kestrel connection, a socket):
+/// for a server of your own that accepts connections itself; Kestrel's fast path (<c>UseWebSockets</c>) runs it for
+/// you.</summary>
+/// <remarks>It reads the request head within a size and time bound, validates it strictly, answers 101 (accepting
+/// permessage-deflate when <see cref="WebSocketAcceptOptions.Deflate"/> is set and offered) or the refusal's status.
+/// Frames the client sent right behind its request stay in the pipe for the websocket. After a refusal the input is
+/// drained briefly so the response is not erased by a reset.</remarks>
 public static class WebSocketServerHandshake
 {
     /// <summary>What a server accepts when the caller gives no options (never handed out, so never changed).</summary>

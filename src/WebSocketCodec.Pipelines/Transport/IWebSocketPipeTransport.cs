@@ -2,18 +2,20 @@ using System.IO.Pipelines;
 
 namespace WebSocketCodec.Pipelines;
 
-/// <summary>
-/// A websocket's transport as a pipe whose owner can do the two things a pipe cannot: end our direction alone while the
-/// peer's stays readable, in order (a TCP half-close, an HTTP/2 or HTTP/3 stream's END_STREAM), and tear the transport
-/// down at once. A websocket that fails the connection (a protocol violation, a failed listener) ends its output right
-/// after the Close that reports it and discards the peer's side until its end (bounded in bytes and time); one whose
-/// peer stopped reading even our Close is given up with <see cref="Abort"/>.
-/// </summary>
-/// <remarks>A plain <see cref="IDuplexPipe"/> (not this interface) has its writer completed to end our direction (that is
+/// <summary>A websocket's transport as a pipe whose owner can do the two things a pipe cannot, end our direction alone
+/// and tear the transport down: implement it over a transport of your own that can, so that a failed connection's Close
+/// is not erased by a reset and a peer that stopped reading is cut off. <see cref="StreamTransport"/> implements it
+/// over any <see cref="Stream"/>.</summary>
+/// <remarks><para>Our direction ends alone and in order while the peer's stays readable (a TCP half-close, an HTTP/2 or
+/// HTTP/3 stream's END_STREAM); the transport is torn down at once. A websocket that fails the connection (a protocol
+/// violation, a failed listener) ends its output right after the Close that reports it and discards the peer's side
+/// until its end (bounded in bytes and time); one whose peer stopped reading even our Close is given up with
+/// <see cref="Abort"/>.</para>
+/// <para>A plain <see cref="IDuplexPipe"/> (not this interface) has its writer completed to end our direction (that is
 /// a pipe's own end of one direction), and a stuck flush is cancelled when the peer is given up. Completing
 /// <see cref="IDuplexPipe.Output"/> of this interface's transports does not end the direction: whoever owns the
 /// transport decides, at the end, between an orderly end and a reset. <see cref="StreamTransport"/> implements it over
-/// any <see cref="Stream"/>.</remarks>
+/// any <see cref="Stream"/>.</para></remarks>
 public interface IWebSocketPipeTransport : IDuplexPipe
 {
     /// <summary>Whether <see cref="CloseOutputAsync"/> ends our direction alone (false: the transport ends both at once,

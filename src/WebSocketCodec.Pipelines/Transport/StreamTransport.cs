@@ -2,9 +2,10 @@ using System.IO.Pipelines;
 
 namespace WebSocketCodec.Pipelines;
 
-/// <summary>A websocket's transport over a <see cref="Stream"/>: a socket's, an <see cref="System.Net.Security.SslStream"/>,
-/// Kestrel's upgraded HTTP/1.1 stream, or an HTTP/2 (or HTTP/3) request stream. With an <c>endOutput</c> callback it
-/// can end our direction alone (an HTTP/2 stream's END_STREAM while the peer's side stays readable).</summary>
+/// <summary>A websocket's transport over a <see cref="Stream"/>: wrap a stream in it to run a
+/// <see cref="WebSocketConnection"/> over a socket's stream, an <see cref="System.Net.Security.SslStream"/>, Kestrel's
+/// upgraded HTTP/1.1 stream, or an HTTP/2 (or HTTP/3) request stream. With an <c>endOutput</c> callback it can end our
+/// direction alone (an HTTP/2 stream's END_STREAM while the peer's side stays readable).</summary>
 /// <remarks>The reader first waits for data with a zero-byte read (Kestrel's upgrade and HTTP/2 request streams,
 /// <see cref="System.Net.Security.SslStream"/> and <see cref="System.Net.Sockets.NetworkStream"/> support them) and
 /// rents its buffer only when bytes are there, so an idle websocket holds no read buffer. Set

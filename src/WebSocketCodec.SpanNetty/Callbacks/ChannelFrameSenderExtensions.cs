@@ -2,8 +2,9 @@ using DotNetty.Buffers;
 
 namespace WebSocketCodec.SpanNetty;
 
-/// <summary>The core <see cref="WebSocketFrameSender"/> with frames in SpanNetty buffers: the prefix tier on an
-/// <see cref="IByteBuffer"/>.</summary>
+/// <summary>The core <see cref="WebSocketFrameSender"/> with frames in SpanNetty buffers, the prefix tier on an
+/// <see cref="IByteBuffer"/>: reach for it to send a payload you write into a pooled SpanNetty buffer without copying
+/// it (<see cref="AllocatePrefixed"/>, then <see cref="SendPrefixed"/>).</summary>
 public static class ChannelFrameSenderExtensions
 {
     /// <summary>The room to leave in front of a payload for <see cref="SendPrefixed"/>: the longest header.</summary>

@@ -3,19 +3,20 @@ using DotNetty.Transport.Channels;
 
 namespace WebSocketCodec.SpanNetty;
 
-/// <summary>
-/// One websocket on a SpanNetty channel, after the opening handshake: the core <see cref="WebSocketDriver"/> (framing,
-/// the close handshake, timers, backpressure, the sender, groups, telemetry) over the channel. Every whole frame of
-/// each inbound <c>IByteBuffer</c> is decoded in place (payloads unmasked in the buffer's memory, no frame object, no
-/// copy) and handed to the <see cref="IWebSocketFrameListener"/>; what a read produced is written with one write per
-/// pooled output buffer and one flush. The driver owns the outbound water marks (the session's
-/// <c>OutboundHighWaterMark</c> and <c>OutboundLowWaterMark</c>): reads pause while an answering listener's output
-/// waits for the peer, and a peer that stays above the high mark past the slow-consumer timeout gets 1008. A protocol
-/// violation ends in exactly one Close with its status, then at once the end of our output (TCP FIN, libuv's
-/// half-close, END_STREAM), then the input discarded unparsed (bounded in bytes and time) until the peer's end.
-/// </summary>
-/// <remarks>Put it where the byte stream of an upgraded connection arrives (the upgrade handlers do); it passes on
-/// nothing but <c>ChannelInactive</c> and writability events.</remarks>
+/// <summary>One websocket on a SpanNetty channel, after the opening handshake: what the upgrade handlers put in their
+/// place and complete with, to send on (<see cref="Sender"/>) and to watch (<see cref="Completion"/>). It is the core
+/// <see cref="WebSocketDriver"/> (framing, the close handshake, timers, backpressure, the sender, groups, telemetry)
+/// over the channel.</summary>
+/// <remarks><para>Every whole frame of each inbound <c>IByteBuffer</c> is decoded in place (payloads unmasked in the
+/// buffer's memory, no frame object, no copy) and handed to the <see cref="IWebSocketFrameListener"/>; what a read
+/// produced is written with one write per pooled output buffer and one flush. The driver owns the outbound water marks
+/// (the session's <c>OutboundHighWaterMark</c> and <c>OutboundLowWaterMark</c>): reads pause while an answering
+/// listener's output waits for the peer, and a peer that stays above the high mark past the slow-consumer timeout gets
+/// 1008. A protocol violation ends in exactly one Close with its status, then at once the end of our output (TCP FIN,
+/// libuv's half-close, END_STREAM), then the input discarded unparsed (bounded in bytes and time) until the peer's
+/// end.</para>
+/// <para>Put it where the byte stream of an upgraded connection arrives (the upgrade handlers do); it passes on nothing
+/// but <c>ChannelInactive</c> and writability events.</para></remarks>
 public sealed class WebSocketChannelHandler : ChannelHandlerAdapter
 {
     private readonly Func<WebSocketFrameSender, IWebSocketFrameListener> _listenerFactory;

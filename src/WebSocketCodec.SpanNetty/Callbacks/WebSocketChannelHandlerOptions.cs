@@ -1,7 +1,8 @@
 namespace WebSocketCodec.SpanNetty;
 
-/// <summary>How a websocket uses its SpanNetty channel once its handshake is done (the protocol's limits, timeouts and
-/// water marks are <see cref="WebSocketSessionOptions"/>).</summary>
+/// <summary>How a websocket uses its SpanNetty channel once its handshake is done: pass it to the upgrade handlers or
+/// to <c>Http2WebSocketServer.Configure</c> to change the size of the output buffers. The protocol's limits, timeouts
+/// and water marks are <see cref="WebSocketSessionOptions"/>.</summary>
 public sealed record WebSocketChannelHandlerOptions
 {
     /// <summary>The defaults.</summary>

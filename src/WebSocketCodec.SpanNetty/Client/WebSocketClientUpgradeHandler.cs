@@ -7,14 +7,14 @@ using DotNetty.Transport.Channels;
 
 namespace WebSocketCodec.SpanNetty;
 
-/// <summary>
-/// The client's side of the HTTP/1.1 opening handshake as the first handler of a SpanNetty pipeline (after TLS, if
-/// any): when the channel is active it sends the upgrade request, reads the response head within the size bound and the
-/// handshake timeout, checks it strictly (101, the accept key, a subprotocol only from those offered, no extension but
-/// permessage-deflate when <see cref="WebSocketClientOptions.Deflate"/> offered it),
-/// and puts a client-role <see cref="WebSocketChannelHandler"/> in its own place, handing it any frames that came
-/// right behind the 101. <see cref="Completion"/> reports the outcome.
-/// </summary>
+/// <summary>The client's side of the HTTP/1.1 opening handshake as the first handler of a SpanNetty pipeline (after
+/// TLS, if any): add it to connect a channel to a <c>ws://</c> or <c>wss://</c> server over HTTP/1.1; over HTTP/2 use
+/// <see cref="Http2WebSocketClient"/>. <see cref="Completion"/> reports the outcome.</summary>
+/// <remarks>When the channel is active it sends the upgrade request, reads the response head within the size bound and
+/// the handshake timeout, checks it strictly (101, the accept key, a subprotocol only from those offered, no extension
+/// but permessage-deflate when <see cref="WebSocketClientOptions.Deflate"/> offered it), and puts a client-role
+/// <see cref="WebSocketChannelHandler"/> in its own place, handing it any frames that came right behind the
+/// 101.</remarks>
 public sealed class WebSocketClientUpgradeHandler : ChannelHandlerAdapter
 {
     private readonly Uri _uri;

@@ -2,7 +2,9 @@ using DotNetty.Codecs.Http2;
 
 namespace WebSocketCodec.SpanNetty;
 
-/// <summary>A websocket that <see cref="Http2WebSocketClient.OpenAsync"/> opened on a stream of its HTTP/2 connection.</summary>
+/// <summary>A websocket that <see cref="Http2WebSocketClient.OpenAsync"/> opened on a stream of its HTTP/2 connection:
+/// send on it and learn how it ended through <see cref="WebSocket"/>, and reset its stream alone with
+/// <see cref="AbortAsync"/>.</summary>
 public sealed class Http2ClientWebSocket
 {
     internal Http2ClientWebSocket(WebSocketChannelHandler webSocket, IHttp2StreamChannel stream)

@@ -9,15 +9,16 @@ using DotNetty.Transport.Channels.Sockets;
 
 namespace WebSocketCodec.SpanNetty;
 
-/// <summary>
-/// One HTTP/2 connection that websockets are opened on (RFC 8441), one stream each: cleartext with prior knowledge
-/// (<c>ws://</c>) or TLS with ALPN h2 (<c>wss://</c>). The pipeline is SpanNetty's <c>Http2FrameCodec</c> (client) and
-/// <c>Http2MultiplexHandler</c>; <see cref="OpenAsync"/> waits for the server's SETTINGS (a server that does not enable
-/// the extended CONNECT is refused clearly), opens a stream with <c>Http2StreamChannelBootstrap</c>, sends the
-/// extended CONNECT and checks the answer, then runs a client-role <see cref="WebSocketChannelHandler"/> on the
-/// stream's bytes through an <see cref="Http2StreamByteAdapter"/>. Disposing sends GOAWAY and closes the connection
-/// (websockets still open on it are aborted).
-/// </summary>
+/// <summary>One HTTP/2 connection that websockets are opened on (RFC 8441), one stream each: reach for it in a
+/// SpanNetty application that opens websockets to one server over one connection, cleartext with prior knowledge
+/// (<c>ws://</c>) or TLS with ALPN h2 (<c>wss://</c>). Over HTTP/1.1 use
+/// <see cref="WebSocketClientUpgradeHandler"/>.</summary>
+/// <remarks>The pipeline is SpanNetty's <c>Http2FrameCodec</c> (client) and <c>Http2MultiplexHandler</c>;
+/// <see cref="OpenAsync"/> waits for the server's SETTINGS (a server that does not enable the extended CONNECT is
+/// refused clearly), opens a stream with <c>Http2StreamChannelBootstrap</c>, sends the extended CONNECT and checks the
+/// answer, then runs a client-role <see cref="WebSocketChannelHandler"/> on the stream's bytes through an
+/// <see cref="Http2StreamByteAdapter"/>. Disposing sends GOAWAY and closes the connection (websockets still open on it
+/// are aborted).</remarks>
 public sealed class Http2WebSocketClient : IAsyncDisposable
 {
     private static readonly AsciiString ProtocolName = AsciiString.Cached(":protocol");

@@ -2,8 +2,10 @@ using System.Net.Security;
 
 namespace WebSocketCodec.SpanNetty;
 
-/// <summary>How <see cref="Http2WebSocketClient"/> sets up its HTTP/2 connection (each websocket's own handshake options
-/// are the <see cref="WebSocketClientOptions"/> given when it is opened).</summary>
+/// <summary>How <see cref="Http2WebSocketClient"/> sets up its HTTP/2 connection: pass it to
+/// <see cref="Http2WebSocketClient.ConnectAsync"/> or <see cref="Http2WebSocketClient.Configure"/> for TLS options, the
+/// connect timeout, the windows or the END_STREAM timeout. Each websocket's own handshake options are the
+/// <see cref="WebSocketClientOptions"/> given when it is opened.</summary>
 public sealed record Http2WebSocketClientOptions
 {
     /// <summary>The defaults.</summary>

@@ -3,16 +3,18 @@ using DotNetty.Transport.Channels;
 
 namespace WebSocketCodec.SpanNetty;
 
-/// <summary>
-/// Websockets over HTTP/2 (RFC 8441) on a SpanNetty connection: <see cref="Configure(IChannelPipeline, WebSocketRoute, WebSocketAcceptOptions?, WebSocketChannelHandlerOptions?, Http2WebSocketServerOptions?)"/>
-/// appends an <see cref="Http2WriteCoalescer"/> and SpanNetty's <c>Http2FrameCodec</c> (SETTINGS_ENABLE_CONNECT_PROTOCOL = 1 in its initial SETTINGS, its header
-/// validation off because its HPACK decoder refuses <c>:protocol</c>; every request is validated here instead) and an
-/// <c>Http2MultiplexHandler</c> whose child channel per stream gets the request handler: it accepts an extended
-/// CONNECT with <c>:protocol websocket</c> (200 without END_STREAM), refuses the rest with the Kestrel endpoint's
-/// statuses, and runs a <see cref="WebSocketChannelHandler"/> on the stream's bytes through an
-/// <see cref="Http2StreamByteAdapter"/>. Put it where the connection's bytes arrive: after TLS with ALPN h2, or on a
-/// cleartext connection that starts with the HTTP/2 preface (prior knowledge).
-/// </summary>
+/// <summary>Websockets over HTTP/2 (RFC 8441) on a SpanNetty connection: call <c>Configure</c> where the connection's
+/// bytes arrive (after TLS with ALPN h2, or on a cleartext connection that starts with the HTTP/2 preface: prior
+/// knowledge) to serve websockets as streams, or <see cref="ConfigureHandshakeOnly"/> to run handlers of your own on
+/// them.</summary>
+/// <remarks><see cref="Configure(IChannelPipeline, WebSocketRoute, WebSocketAcceptOptions?, WebSocketChannelHandlerOptions?, Http2WebSocketServerOptions?)"/>
+/// appends an <see cref="Http2WriteCoalescer"/> and SpanNetty's <c>Http2FrameCodec</c>
+/// (SETTINGS_ENABLE_CONNECT_PROTOCOL = 1 in its initial SETTINGS, its header validation off because its HPACK decoder
+/// refuses <c>:protocol</c>; every request is validated here instead) and an <c>Http2MultiplexHandler</c> whose child
+/// channel per stream gets the request handler: it accepts an extended CONNECT with <c>:protocol websocket</c> (200
+/// without END_STREAM), refuses the rest with the Kestrel endpoint's statuses, and runs a
+/// <see cref="WebSocketChannelHandler"/> on the stream's bytes through an
+/// <see cref="Http2StreamByteAdapter"/>.</remarks>
 public static class Http2WebSocketServer
 {
     /// <summary>Serves websockets at <paramref name="path"/> (any query) with <paramref name="listenerFactory"/>.</summary>

@@ -1,6 +1,8 @@
 namespace WebSocketCodec.SpanNetty;
 
-/// <summary>How an HTTP/2 connection that serves websockets is set up (<see cref="Http2WebSocketServer"/>).</summary>
+/// <summary>How an HTTP/2 connection that serves websockets is set up (<see cref="Http2WebSocketServer"/>): pass it to
+/// <c>Http2WebSocketServer.Configure</c> to change the streams per connection, the stream window or the END_STREAM
+/// timeout.</summary>
 public sealed record Http2WebSocketServerOptions
 {
     /// <summary>The defaults.</summary>

@@ -5,25 +5,24 @@ using DotNetty.Transport.Channels;
 
 namespace WebSocketCodec.SpanNetty;
 
-/// <summary>
-/// Hands the transport of an HTTP/2 connection one buffer per flush and never a second one while the first is being
-/// written. SpanNetty's <c>Http2FrameCodec</c> writes a 9-byte header and a payload per DATA frame, and SpanNetty
+/// <summary>Hands the transport of an HTTP/2 connection one buffer per flush and never a second one while the first is
+/// being written, a guard against a SpanNetty 0.7.2012.2221 transport defect: <see cref="Http2WebSocketServer"/> and
+/// <see cref="Http2WebSocketClient"/> add it; add it yourself (<see cref="AddTo"/>) only to an HTTP/2 connection of
+/// your own on SpanNetty's transports.</summary>
+/// <remarks><para>SpanNetty's <c>Http2FrameCodec</c> writes a 9-byte header and a payload per DATA frame, and SpanNetty
 /// 0.7.2012.2221's transports mark a write done before they remove its buffers from the outbound buffer; removing them
-/// completes their promises and may fire a writability change, and <c>Http2ConnectionHandler</c> (or a stream's handler)
-/// flushes from there: the transport then starts a write of buffers the finished one already sent, and later removes
-/// bytes it never sent. The peer reads frames twice or never (measured: with 10 streams of small frames the libuv
-/// transport corrupted or stalled the connection every run with many buffers per flush, and 2-3 runs in 10 with one;
-/// the socket transport now and then). Here the buffers written between two flushes are copied into one, and a flush
-/// while the previous write is still on its way waits for it: the transport holds one entry at a time, so nothing it
-/// runs inside a finished write can reach a buffer still to be sent. The promises of gathered writes complete, on the
-/// event loop after the transport finished, when the write that carried their bytes does; so bytes held here still count
-/// against each stream's writability (an HTTP/2 child channel releases a write's bytes when its promise completes), and
-/// what waits here is bounded as it was in the transport's outbound buffer.
-/// </summary>
-/// <remarks>Put it next to the transport: in front of the <c>Http2FrameCodec</c> in cleartext, in front of the TLS
-/// handler otherwise. <see cref="Http2WebSocketServer"/> and <see cref="Http2WebSocketClient"/> add it; add it yourself
-/// (<see cref="AddTo"/>) only to an HTTP/2 connection of your own on SpanNetty's transports. Messages other than
-/// buffers pass as they are.</remarks>
+/// completes their promises and may fire a writability change, and <c>Http2ConnectionHandler</c> (or a stream's
+/// handler) flushes from there: the transport then starts a write of buffers the finished one already sent, and later
+/// removes bytes it never sent. The peer reads frames twice or never (measured: with 10 streams of small frames the
+/// libuv transport corrupted or stalled the connection every run with many buffers per flush, and 2-3 runs in 10 with
+/// one; the socket transport now and then). Here the buffers written between two flushes are copied into one, and a
+/// flush while the previous write is still on its way waits for it: the transport holds one entry at a time, so nothing
+/// it runs inside a finished write can reach a buffer still to be sent. The promises of gathered writes complete, on
+/// the event loop after the transport finished, when the write that carried their bytes does; so bytes held here still
+/// count against each stream's writability (an HTTP/2 child channel releases a write's bytes when its promise
+/// completes), and what waits here is bounded as it was in the transport's outbound buffer.</para> <para>Put it next to
+/// the transport: in front of the <c>Http2FrameCodec</c> in cleartext, in front of the TLS handler otherwise. Messages
+/// other than buffers pass as they are.</para></remarks>
 public sealed class Http2WriteCoalescer : ChannelHandlerAdapter
 {
     private const int InitialSize = 16 * 1024;

@@ -4,12 +4,15 @@ using DotNetty.Transport.Channels;
 namespace WebSocketCodec.SpanNetty;
 
 /// <summary>Picks the websocket for a validated upgrade request, told of its connection too (the client's certificate,
-/// the channel): its callbacks, or null to refuse (404).</summary>
+/// the channel), its callbacks or null to refuse (404): use it instead of <see cref="WebSocketRoute"/> when the choice
+/// depends on the connection.</summary>
 /// <param name="request">The validated request, its target and its connection.</param>
 public delegate Func<WebSocketFrameSender, IWebSocketFrameListener>? WebSocketRequestRoute(WebSocketServerRequest request);
 
-/// <summary>What the SpanNetty websocket server tells the application of a validated opening request: the request, its
-/// target and the connection it came on (over HTTP/2, the connection that carries the stream).</summary>
+/// <summary>What the SpanNetty websocket server tells the application of a validated opening request, as a
+/// <see cref="WebSocketRequestRoute"/> gets it: read the path, the client's certificate or the channel from it to pick
+/// the websocket's callbacks. It holds the request, its target and the connection it came on (over HTTP/2, the
+/// connection that carries the stream).</summary>
 public sealed class WebSocketServerRequest
 {
     internal WebSocketServerRequest(WebSocketUpgradeRequest upgrade, string target, IChannel connection)

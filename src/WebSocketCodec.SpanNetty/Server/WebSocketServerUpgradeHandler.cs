@@ -6,20 +6,23 @@ using DotNetty.Transport.Channels;
 
 namespace WebSocketCodec.SpanNetty;
 
-/// <summary>Picks the websocket for a validated upgrade request: its callbacks, or null to answer 404.</summary>
+/// <summary>Picks the websocket for a validated upgrade request, its callbacks or null to answer 404: give one to
+/// <see cref="WebSocketServerUpgradeHandler"/> or <c>Http2WebSocketServer.Configure</c> to serve several paths or to
+/// decide per request. <see cref="WebSocketRequestRoute"/> also sees the connection.</summary>
 /// <param name="request">The validated request (headers, offered subprotocols).</param>
 /// <param name="target">The request target: path and query, e.g. <c>/chat?room=1</c>.</param>
 public delegate Func<WebSocketFrameSender, IWebSocketFrameListener>? WebSocketRoute(WebSocketUpgradeRequest request, string target);
 
-/// <summary>
-/// The server's side of the HTTP/1.1 opening handshake (RFC 6455 §4.2) as the first handler of a SpanNetty pipeline: it
-/// reads the request head within the size bound and the handshake timeout, validates it with the core's strict rules
-/// (405, 400, 426 with <c>Sec-WebSocket-Version: 13</c>, 431, 403 for an origin refused, 404 for a path not served),
-/// answers 101 (accepting permessage-deflate when <see cref="WebSocketAcceptOptions.Deflate"/> is set and the client
-/// offers it) and puts a <see cref="WebSocketChannelHandler"/> in its own place, handing it the frames the client sent
-/// right behind its request. A refusal is answered, then the connection is closed once the client closes or after a
-/// second. No <c>HttpServerCodec</c> is needed.
-/// </summary>
+/// <summary>The server's side of the HTTP/1.1 opening handshake (RFC 6455 §4.2) as the first handler of a SpanNetty
+/// pipeline: add it to each accepted channel (after an <see cref="SslStreamHandler"/> for <c>wss://</c>) to serve
+/// websockets over HTTP/1.1; for HTTP/2 streams use <see cref="Http2WebSocketServer"/>. No <c>HttpServerCodec</c> is
+/// needed.</summary>
+/// <remarks>It reads the request head within the size bound and the handshake timeout, validates it with the core's
+/// strict rules (405, 400, 426 with <c>Sec-WebSocket-Version: 13</c>, 431, 403 for an origin refused, 404 for a path
+/// not served), answers 101 (accepting permessage-deflate when <see cref="WebSocketAcceptOptions.Deflate"/> is set and
+/// the client offers it) and puts a <see cref="WebSocketChannelHandler"/> in its own place, handing it the frames the
+/// client sent right behind its request. A refusal is answered, then the connection is closed once the client closes or
+/// after a second.</remarks>
 public sealed class WebSocketServerUpgradeHandler : ChannelHandlerAdapter
 {
     private static readonly TimeSpan RefusalLinger = TimeSpan.FromSeconds(1);

@@ -7,13 +7,14 @@ using DotNetty.Transport.Channels;
 
 namespace WebSocketCodec.SpanNetty;
 
-/// <summary>
-/// TLS for a SpanNetty pipeline, on .NET's own <see cref="SslStream"/> (TLS 1.2 and 1.3, ALPN). It replaces SpanNetty's
-/// <c>TlsHandler</c>, whose handshake stalls when the peer's first application bytes arrive together with the end of
-/// the handshake: here, decrypted reading starts the moment the handshake completes and takes whatever already arrived,
-/// so an upgrade request sent in the same segment as the client's Finished is served at once. Everything runs on the
-/// channel's event loop; application writes made before the handshake completes wait for it.
-/// </summary>
+/// <summary>TLS for a SpanNetty pipeline, on .NET's own <see cref="SslStream"/> (TLS 1.2 and 1.3, ALPN): put it in the
+/// pipeline ahead of the websocket handlers for <c>wss://</c> (and for HTTP/2 with ALPN), in place of SpanNetty's
+/// <c>TlsHandler</c>.</summary>
+/// <remarks>SpanNetty's <c>TlsHandler</c> stalls its handshake when the peer's first application bytes arrive together
+/// with the end of the handshake: here, decrypted reading starts the moment the handshake completes and takes whatever
+/// already arrived, so an upgrade request sent in the same segment as the client's Finished is served at once.
+/// Everything runs on the channel's event loop; application writes made before the handshake completes wait for
+/// it.</remarks>
 public sealed class SslStreamHandler : ChannelDuplexHandler
 {
     private const int RecordBufferSize = 16 * 1024 + 512; // a TLS record's plaintext, with room to spare

@@ -2,13 +2,13 @@ using System.Buffers;
 
 namespace WebSocketCodec;
 
-/// <summary>
-/// One data message encoded once as a server frame (unmasked, final) in pooled memory, so the same bytes serve every
-/// websocket it is broadcast to. Reference counted: the creator holds one reference (<see cref="Dispose"/> gives it
-/// up), and each websocket that could not take the bytes at once holds one until it has; the memory goes back to its
-/// pool when the last is given up. Create one yourself to broadcast the same message to several groups; otherwise
-/// <see cref="WebSocketGroup.Broadcast(WebSocketOpcode, ReadOnlySpan{byte})"/> makes and disposes it.
-/// </summary>
+/// <summary>One data message encoded once as a server frame (unmasked, final) in pooled memory: create one yourself to
+/// send the same message to several groups with one encoding (<see cref="WebSocketGroup.Broadcast(BroadcastFrame)"/>);
+/// for one group, <see cref="WebSocketGroup.Broadcast(WebSocketOpcode, ReadOnlySpan{byte})"/> makes and disposes
+/// it.</summary>
+/// <remarks>The same bytes serve every websocket it is broadcast to. Reference counted: the creator holds one reference
+/// (<see cref="Dispose"/> gives it up), and each websocket that could not take the bytes at once holds one until it
+/// has; the memory goes back to its pool when the last is given up.</remarks>
 public sealed class BroadcastFrame : IDisposable
 {
     private static readonly FrameEncoder ServerEncoder = new(WebSocketRole.Server);

@@ -1,6 +1,7 @@
 namespace WebSocketCodec;
 
-/// <summary>What one broadcast did.</summary>
+/// <summary>What one broadcast did, in counts of members: read it to log or measure how a group keeps up (how many took
+/// the message, were skipped or closed as slow, or had left).</summary>
 /// <param name="Sent">Members whose output took the frame (appended now, or queued to be appended on the member's own
 /// thread, in order).</param>
 /// <param name="Skipped">Members above their high water mark that missed it (<see cref="SlowMemberPolicy.Skip"/>).</param>

@@ -1,7 +1,9 @@
 namespace WebSocketCodec;
 
 /// <summary>What a broadcast does for a member whose outbound bytes are above its high water mark (the peer reads
-/// slower than the group sends, for now or for good). Either way the others are not held up.</summary>
+/// slower than the group sends, for now or for good): choose it when you create a <see cref="WebSocketGroup"/>,
+/// <see cref="Skip"/> for feeds where the next message supersedes the last, <see cref="Close"/> for conversations where
+/// a gap would mislead. Either way the others are not held up.</summary>
 public enum SlowMemberPolicy
 {
     /// <summary>The member misses this message (counted as skipped) and stays in the group; its slow-consumer timeout

@@ -1,9 +1,9 @@
 namespace WebSocketCodec;
 
-/// <summary>
-/// What a permessage-deflate negotiation settled (RFC 7692 §7.1): for each direction, whether its compressor keeps
-/// context between messages and the largest window it may use.
-/// </summary>
+/// <summary>What a permessage-deflate negotiation settled (RFC 7692 §7.1): read it to see how a websocket compresses
+/// (<see cref="WebSocketDriver.Deflate"/>), or hand it to <see cref="WebSocketDriver.EnablePerMessageDeflate"/> after a
+/// negotiation of your own. For each direction it says whether its compressor keeps context between messages and the
+/// largest window it may use.</summary>
 /// <param name="ServerNoContextTakeover">The server starts every message with a fresh context.</param>
 /// <param name="ClientNoContextTakeover">The client starts every message with a fresh context.</param>
 /// <param name="ServerMaxWindowBits">The largest window of the server's compressor (8 to 15).</param>

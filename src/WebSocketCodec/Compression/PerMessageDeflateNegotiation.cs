@@ -3,12 +3,12 @@ using System.Text;
 
 namespace WebSocketCodec;
 
-/// <summary>
-/// permessage-deflate's negotiation (RFC 7692 §5, §7.1) on <c>Sec-WebSocket-Extensions</c> values: the server accepts
-/// the first offer it supports, in the client's order of preference, and declines the others (an unknown or duplicate
-/// parameter, a missing or invalid value); the client offers, then checks the answer and fails the connection on a bad
-/// one.
-/// </summary>
+/// <summary>permessage-deflate's negotiation (RFC 7692 §5, §7.1) on <c>Sec-WebSocket-Extensions</c> values: for a
+/// server or client of your own that runs its own handshake; the packaged ones negotiate when their <c>Deflate</c>
+/// option is set.</summary>
+/// <remarks>The server accepts the first offer it supports, in the client's order of preference, and declines the
+/// others (an unknown or duplicate parameter, a missing or invalid value); the client offers, then checks the answer
+/// and fails the connection on a bad one.</remarks>
 public static class PerMessageDeflateNegotiation
 {
     /// <summary>The extension's token.</summary>

@@ -2,14 +2,14 @@ using System.IO.Compression;
 
 namespace WebSocketCodec;
 
-/// <summary>
-/// The permessage-deflate extension (RFC 7692) as one side wants it, server or client. "Own" is this side's
-/// compressor, "peer" the other side's. A server accepts an offer that fits; a client offers it and checks the answer.
-/// The defaults ask for no context takeover either way: a websocket then holds no zlib state between messages (about
-/// 23-42 KiB of RSS per websocket on a server instead of about 275-290 KiB, measured at 1,000 and 10,000 websockets,
-/// and less CPU per message at that scale), for about 1.8 times the bytes of a kept context on small repetitive messages. Turn both on for a few
-/// busy websockets where bytes matter more than memory.
-/// </summary>
+/// <summary>The permessage-deflate extension (RFC 7692) as one side wants it, server or client: set it as
+/// <see cref="WebSocketAcceptOptions.Deflate"/> or <see cref="WebSocketClientOptions.Deflate"/> to have messages
+/// compressed (both are null by default: no compression). "Own" is this side's compressor, "peer" the other side's. A
+/// server accepts an offer that fits; a client offers it and checks the answer.</summary>
+/// <remarks>The defaults ask for no context takeover either way: a websocket then holds no zlib state between messages
+/// (about 23-42 KiB of RSS per websocket on a server instead of about 275-290 KiB, measured at 1,000 and 10,000
+/// websockets, and less CPU per message at that scale), for about 1.8 times the bytes of a kept context on small
+/// repetitive messages. Turn both on for a few busy websockets where bytes matter more than memory.</remarks>
 public sealed record PerMessageDeflateOptions
 {
     /// <summary>Whether this side keeps its compression context from message to message (better ratios; the context

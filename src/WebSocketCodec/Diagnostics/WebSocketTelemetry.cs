@@ -3,11 +3,10 @@ using System.Diagnostics.Metrics;
 
 namespace WebSocketCodec;
 
-/// <summary>
-/// The names under which websockets report metrics (<see cref="Meter"/> <c>WebSocketCodec</c>) and traces
-/// (<see cref="ActivitySource"/> <c>WebSocketCodec</c>, one activity per websocket). Listen with
-/// <c>dotnet-counters monitor --counters WebSocketCodec</c> or OpenTelemetry.
-/// </summary>
+/// <summary>The names under which websockets report metrics (<see cref="Meter"/> <c>WebSocketCodec</c>) and traces
+/// (<see cref="ActivitySource"/> <c>WebSocketCodec</c>, one activity per websocket): pass <see cref="Name"/> to
+/// OpenTelemetry's <c>AddMeter</c> and <c>AddSource</c> to collect them. Or listen with <c>dotnet-counters monitor
+/// --counters WebSocketCodec</c>.</summary>
 public static class WebSocketTelemetry
 {
     /// <summary>The meter's and the activity source's name.</summary>

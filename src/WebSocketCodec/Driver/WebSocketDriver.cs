@@ -3,24 +3,26 @@ using System.Runtime.CompilerServices;
 
 namespace WebSocketCodec;
 
-/// <summary>
-/// One websocket after the opening handshake, over any transport a host offers through an
-/// <see cref="IWebSocketTransport"/>: it owns everything the websocket does. Each read the host hands over is decoded in
-/// place (payloads unmasked in the host's memory, no frame object, no allocation) and given to the listener, frame by
-/// frame; the protocol's answers (Pong, Close) and the listener's sends are appended to one ordered output and flushed
-/// once per read. Inbound and outbound are apart: appending a frame takes a short lock and never waits for the network,
-/// the loop never waits on a flush, and the timers (idle, keep-alive, close, slow consumer) always fire. Outbound bytes
-/// waiting for the transport count against high and low water marks (<see cref="IsWritable"/>): above the high mark
-/// <c>SendAsync</c> waits and <see cref="WebSocketFrameSender.TrySend"/> returns false; a listener that answers what it
-/// reads pauses reading while its output waits for the transport. A protocol violation (or a failed listener) fails the
-/// connection: one Close with its status, then at once the end of our output where the transport can end one direction
+/// <summary>One websocket after the opening handshake, over any transport a host offers through an
+/// <see cref="IWebSocketTransport"/>: the object every host runs and hands you as <c>Driver</c>, to add to a
+/// <see cref="WebSocketGroup"/>, watch (<see cref="Completion"/>, <see cref="IsWritable"/>), close or abort. Create one
+/// yourself only to run websockets over a transport of your own. It owns everything the websocket does.</summary>
+/// <remarks><para>Each read the host hands over is decoded in place (payloads unmasked in the host's memory, no frame
+/// object, no allocation) and given to the listener, frame by frame; the protocol's answers (Pong, Close) and the
+/// listener's sends are appended to one ordered output and flushed once per read. Inbound and outbound are apart:
+/// appending a frame takes a short lock and never waits for the network, the loop never waits on a flush, and the
+/// timers (idle, keep-alive, close, slow consumer) always fire. Outbound bytes waiting for the transport count against
+/// high and low water marks (<see cref="IsWritable"/>): above the high mark <c>SendAsync</c> waits and
+/// <see cref="WebSocketFrameSender.TrySend"/> returns false; a listener that answers what it reads pauses reading while
+/// its output waits for the transport. A protocol violation (or a failed listener) fails the connection: one Close with
+/// its status, then at once the end of our output where the transport can end one direction
 /// (<see cref="IWebSocketTransport.CanHalfClose"/>: TCP FIN, END_STREAM), then the input discarded unparsed (bounded in
-/// bytes and time) until the peer's end, and only then is the transport closed, so a reset never erases our Close.
-/// </summary>
-/// <remarks>A host calls <see cref="Start"/>, then for every read <see cref="Receive(Span{byte})"/> (once per buffer
+/// bytes and time) until the peer's end, and only then is the transport closed, so a reset never erases our
+/// Close.</para>
+/// <para>A host calls <see cref="Start"/>, then for every read <see cref="Receive(Span{byte})"/> (once per buffer
 /// segment) and <see cref="ReadComplete"/>, <see cref="InputEnded"/> when the peer's direction ended, and
 /// <see cref="RunTurn"/> when asked (<see cref="IWebSocketTransport.ScheduleTurn"/>): all on its connection's loop, one
-/// at a time. Sends, <see cref="CloseAsync"/> and <see cref="Abort"/> may come from any thread.</remarks>
+/// at a time. Sends, <see cref="CloseAsync"/> and <see cref="Abort"/> may come from any thread.</para></remarks>
 public sealed partial class WebSocketDriver : IWebSocketGroupMember, IDisposable
 {
     private readonly IWebSocketTransport _transport;

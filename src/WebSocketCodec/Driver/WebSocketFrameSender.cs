@@ -3,15 +3,16 @@ using System.Runtime.CompilerServices;
 
 namespace WebSocketCodec;
 
-/// <summary>
-/// Sends frames on one websocket, in the three tiers of the core encoder, into the connection's outbound side. The
-/// synchronous methods are for the read loop (inside <see cref="IWebSocketFrameListener.OnFrame"/>); the loop flushes
-/// once after each read. From any other thread use <see cref="SendAsync"/>, <see cref="SendBulkAsync{TState}"/> or
-/// <see cref="TrySend"/>: appending takes a short lock, so frames keep one order with the loop's own Pongs and Close,
-/// and never waits for the network. While the read loop dispatches a read it owns the output: another thread never
-/// waits for it (a whole message waits in the websocket's queue for the read's end, in order). After our Close (or once the transport is gone) the synchronous methods drop
-/// their frames and report it (<see cref="Send"/> returns false); only <see cref="CloseAsync"/> sends a Close.
-/// </summary>
+/// <summary>Sends frames on one websocket, in the three tiers of the core encoder, into the connection's outbound side:
+/// the sending half of the callbacks API, which every listener factory is handed, for frames from the read loop
+/// (<see cref="Send"/>) and from any other thread (<see cref="SendAsync"/>, <see cref="TrySend"/>).</summary>
+/// <remarks>The synchronous methods are for the read loop (inside <see cref="IWebSocketFrameListener.OnFrame"/>); the
+/// loop flushes once after each read. From any other thread use <see cref="SendAsync"/>,
+/// <see cref="SendBulkAsync{TState}"/> or <see cref="TrySend"/>: appending takes a short lock, so frames keep one order
+/// with the loop's own Pongs and Close, and never waits for the network. While the read loop dispatches a read it owns
+/// the output: another thread never waits for it (a whole message waits in the websocket's queue for the read's end, in
+/// order). After our Close (or once the transport is gone) the synchronous methods drop their frames and report it
+/// (<see cref="Send"/> returns false); only <see cref="CloseAsync"/> sends a Close.</remarks>
 public sealed partial class WebSocketFrameSender
 {
     private readonly WebSocketDriver _connection;

@@ -2,12 +2,12 @@ using System.Buffers;
 
 namespace WebSocketCodec;
 
-/// <summary>
-/// Tier 3 over an <see cref="IBufferWriter{T}"/> (a <c>PipeWriter</c>, say): frames are packed into one large span
-/// from the writer, which is advanced only when that span is full and on <see cref="Complete"/>, so a burst of small
-/// frames costs one <c>GetSpan</c>/<c>Advance</c> pair per chunk, not per frame. Call <see cref="Complete"/> before
-/// flushing.
-/// </summary>
+/// <summary>Tier 3, the bulk encoder over an <see cref="IBufferWriter{T}"/> (a <c>PipeWriter</c>, say): reach for it to
+/// write a burst of small frames with one <c>GetSpan</c>/<c>Advance</c> pair per chunk, not per frame. On a running
+/// websocket <see cref="WebSocketFrameSender.BeginBulk"/> and <see cref="WebSocketFrameSender.SendBulkAsync{TState}"/>
+/// hand you one; over a buffer of your own use <see cref="FrameBatch"/>.</summary>
+/// <remarks>Frames are packed into one large span from the writer, which is advanced only when that span is full and on
+/// <see cref="Complete"/>. Call <see cref="Complete"/> before flushing.</remarks>
 public ref struct BulkFrameWriter
 {
     private readonly FrameEncoder _encoder;

@@ -2,11 +2,11 @@ using System.Runtime.CompilerServices;
 
 namespace WebSocketCodec;
 
-/// <summary>
-/// Tier 3, the bulk encoder: packs many frames back to back into one caller-provided buffer, to be written and flushed
-/// once. Frames are added by copy (<see cref="TryAdd"/>) or reserved and filled in place (<see cref="TryReserve"/>);
-/// a reserved payload is masked (for a client) when the next frame is added or on <see cref="Complete"/>.
-/// </summary>
+/// <summary>Tier 3, the bulk encoder over a buffer of your own: reach for it to pack many frames back to back into one
+/// caller-provided buffer, to be written and flushed once. Over an <see cref="System.Buffers.IBufferWriter{T}"/> use
+/// <see cref="BulkFrameWriter"/>.</summary>
+/// <remarks>Frames are added by copy (<see cref="TryAdd"/>) or reserved and filled in place (<see cref="TryReserve"/>);
+/// a reserved payload is masked (for a client) when the next frame is added or on <see cref="Complete"/>.</remarks>
 public ref struct FrameBatch
 {
     private readonly FrameEncoder _encoder;

@@ -4,9 +4,11 @@ using System.Runtime.CompilerServices;
 
 namespace WebSocketCodec;
 
-/// <summary>
-/// Writes frames for one end of a connection: a client masks every frame with a fresh key from a
-/// <see cref="MaskKeyGenerator"/>, a server never masks. Three tiers (as in jauntsdn's codec):
+/// <summary>Writes frames for one end of a connection: reach for it to encode frames inside a transport of your own;
+/// on a running websocket <see cref="WebSocketFrameSender"/> sends in the same tiers with its own encoder
+/// (<see cref="WebSocketFrameSender.Encoder"/>). A client masks every frame with a fresh key from a
+/// <see cref="MaskKeyGenerator"/>, a server never masks. No allocation per frame. Not thread-safe.</summary>
+/// <remarks>Three tiers (as in jauntsdn's codec):
 /// <list type="number">
 /// <item><see cref="Reserve"/>: room for header and payload in an <see cref="IBufferWriter{T}"/>, the payload written
 /// in place by the caller, masked on <see cref="ReservedFrame.Commit"/>;</item>
@@ -14,8 +16,8 @@ namespace WebSocketCodec;
 /// <item><see cref="FrameBatch"/> and <see cref="BulkFrameWriter"/>: many frames packed into one buffer.</item>
 /// </list>
 /// <see cref="Write(Span{byte}, WebSocketOpcode, ReadOnlySpan{byte}, bool, int)"/> copies a payload the caller keeps,
-/// masking the copy, never the source. No allocation per frame. Not thread-safe.
-/// </summary>
+/// masking the copy, never the source.
+/// </remarks>
 public sealed class FrameEncoder
 {
     private readonly MaskKeyGenerator? _maskKeys;

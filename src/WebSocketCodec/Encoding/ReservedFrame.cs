@@ -2,10 +2,10 @@ using System.Buffers;
 
 namespace WebSocketCodec;
 
-/// <summary>
-/// A frame reserved in an <see cref="IBufferWriter{T}"/> by <see cref="FrameEncoder.Reserve"/>: its header is written,
-/// its payload is for the caller to fill. <see cref="Commit"/> masks the payload (for a client) and advances the writer.
-/// </summary>
+/// <summary>Tier 1, a frame reserved in an <see cref="IBufferWriter{T}"/> by <see cref="FrameEncoder.Reserve"/> (or
+/// <see cref="WebSocketFrameSender.Reserve"/>): reach for it to write a payload straight into the output, with no copy.
+/// Its header is written, its payload is for the caller to fill. <see cref="Commit"/> masks the payload (for a client)
+/// and advances the writer.</summary>
 public ref struct ReservedFrame
 {
     private readonly IBufferWriter<byte> _writer;

@@ -6,19 +6,17 @@ using System.Text.Unicode;
 
 namespace WebSocketCodec;
 
-/// <summary>
-/// The stateful frame reader of one connection: parses headers, enforces every RFC 6455 rule through one funnel
-/// (<see cref="Violation"/> then says which and <see cref="ProtocolViolationExtensions.ToCloseStatus"/> what to send),
-/// unmasks payloads in place and validates text and close payloads incrementally, so a payload may arrive in any
-/// number of chunks. No allocation per frame. Not thread-safe: one reader loop drives it.
-/// </summary>
-/// <remarks>
-/// Drive it as: <see cref="ReadHeader(ReadOnlySpan{byte}, out FrameHeader, out int)"/> until it returns
+/// <summary>The stateful frame reader of one connection: reach for it to read frames inside a transport of your own,
+/// with every RFC 6455 rule enforced; a websocket of the <see cref="WebSocketDriver"/> runs one for you. No allocation
+/// per frame. Not thread-safe: one reader loop drives it.</summary>
+/// <remarks><para>It parses headers, enforces every RFC 6455 rule through one funnel (<see cref="Violation"/> then says
+/// which and <see cref="ProtocolViolationExtensions.ToCloseStatus"/> what to send), unmasks payloads in place and
+/// validates text and close payloads incrementally, so a payload may arrive in any number of chunks.</para>
+/// <para>Drive it as: <see cref="ReadHeader(ReadOnlySpan{byte}, out FrameHeader, out int)"/> until it returns
 /// <see cref="OperationStatus.Done"/>, consume <see cref="FrameHeader.HeaderLength"/> bytes, then
 /// <see cref="ProcessPayload"/> on the payload bytes as they come (once with an empty span for an empty payload) until
 /// it returns <see cref="OperationStatus.Done"/>. <see cref="ReadFrame"/> does both when a whole frame is buffered.
-/// After <see cref="OperationStatus.InvalidData"/> the decoder stays failed.
-/// </remarks>
+/// After <see cref="OperationStatus.InvalidData"/> the decoder stays failed.</para></remarks>
 public sealed class FrameDecoder
 {
     private readonly long _maxFrame; // a data frame's bound: the frame limit, or the message limit when smaller

@@ -1,6 +1,7 @@
 namespace WebSocketCodec;
 
-/// <summary>Limits and negotiated features for a <see cref="FrameDecoder"/>.</summary>
+/// <summary>Limits and negotiated features for a <see cref="FrameDecoder"/>: set them when you run a decoder yourself.
+/// A websocket of the driver takes its limits from <see cref="WebSocketSessionOptions"/> instead.</summary>
 public sealed record FrameDecoderOptions
 {
     /// <summary>The defaults: 16 MiB frames and messages, 4096 fragments per message, no extension, UTF-8 validation on.</summary>

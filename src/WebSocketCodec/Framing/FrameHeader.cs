@@ -2,9 +2,9 @@ using System.Runtime.CompilerServices;
 
 namespace WebSocketCodec;
 
-/// <summary>
-/// A parsed RFC 6455 §5.2 frame header. A plain value: it holds no buffer and costs no allocation.
-/// </summary>
+/// <summary>A parsed RFC 6455 §5.2 frame header, as <see cref="FrameHeaderReader"/> and <see cref="FrameDecoder"/>
+/// return it: read it when you parse frames yourself, or build one to write with <see cref="FrameHeaderWriter"/>. A
+/// plain value: it holds no buffer and costs no allocation.</summary>
 public readonly struct FrameHeader : IEquatable<FrameHeader>
 {
     private readonly byte _first; // FIN | RSV1 | RSV2 | RSV3 | opcode(4)

@@ -5,13 +5,11 @@ using System.Runtime.InteropServices;
 
 namespace WebSocketCodec;
 
-/// <summary>
-/// Stateless reader of RFC 6455 §5.2 frame headers. It checks every rule a header alone can break and refuses an
-/// over-limit length as soon as the length bytes are in, before the mask key or any payload is buffered.
-/// Stateful rules (RSV against extensions, masking against the role, fragmentation, message limits) are
-/// <see cref="FrameDecoder"/>'s.
-/// </summary>
-/// <remarks>
+/// <summary>Stateless reader of RFC 6455 §5.2 frame headers: use it to look at frames without a connection's state;
+/// <see cref="FrameDecoder"/> adds the stateful rules and the payload.</summary>
+/// <remarks><para>It checks every rule a header alone can break and refuses an over-limit length as soon as the length
+/// bytes are in, before the mask key or any payload is buffered. Stateful rules (RSV against extensions, masking
+/// against the role, fragmentation, message limits) are <see cref="FrameDecoder"/>'s.</para>
 /// <code>
 ///  byte 0          byte 1          bytes 2..         then
 ///  F R R R opcode  M length7       extended length   mask key (if M)

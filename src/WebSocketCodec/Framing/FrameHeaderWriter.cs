@@ -3,7 +3,9 @@ using System.Runtime.CompilerServices;
 
 namespace WebSocketCodec;
 
-/// <summary>Writes RFC 6455 §5.2 frame headers, always in the minimal length encoding.</summary>
+/// <summary>Writes RFC 6455 §5.2 frame headers, always in the minimal length encoding: the lowest layer, for a header
+/// whose every field you give (the mask key included). <see cref="FrameEncoder"/> masks for its role and writes whole
+/// frames.</summary>
 public static class FrameHeaderWriter
 {
     /// <summary>The exact header length for a payload of <paramref name="payloadLength"/> bytes: 2, 4 or 10 bytes,

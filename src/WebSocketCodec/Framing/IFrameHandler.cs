@@ -1,9 +1,10 @@
 namespace WebSocketCodec;
 
-/// <summary>
-/// Receives whole frames from <see cref="FrameDecoder.DecodeFrames{THandler}"/>. Implement it on a <c>struct</c>: the
-/// call is then devirtualized and inlined, with no frame object and no allocation.
-/// </summary>
+/// <summary>Receives whole frames from <see cref="FrameDecoder.DecodeFrames{THandler}"/> (and from
+/// <see cref="WebSocketSession"/>): implement it when you drive a decoder or a session yourself. A listener of a
+/// running websocket implements <see cref="IWebSocketFrameListener"/> instead.</summary>
+/// <remarks>Implement it on a <c>struct</c>: the call is then devirtualized and inlined, with no frame object and no
+/// allocation.</remarks>
 public interface IFrameHandler
 {
     /// <summary>One whole, validated frame.</summary>

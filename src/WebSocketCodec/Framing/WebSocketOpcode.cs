@@ -1,6 +1,8 @@
 namespace WebSocketCodec;
 
-/// <summary>The frame opcodes of RFC 6455 §5.2. Values 3-7 and 11-15 are reserved and never valid on the wire.</summary>
+/// <summary>The frame opcodes of RFC 6455 §5.2: what you send a message as (<see cref="Text"/> or <see cref="Binary"/>)
+/// and what a frame listener is told a frame is. Values 3-7 and 11-15 are reserved and never valid on the
+/// wire.</summary>
 public enum WebSocketOpcode : byte
 {
     /// <summary>A continuation fragment of a fragmented text or binary message.</summary>

@@ -1,6 +1,8 @@
 namespace WebSocketCodec;
 
-/// <summary>Why an opening handshake was refused: the HTTP status to answer with and a human-readable message.</summary>
+/// <summary>Why an opening handshake was refused, the HTTP status to answer with and a human-readable message: what the
+/// validators return and <see cref="WebSocketAcceptDecision.Failure"/> holds, for a server of your own to answer with
+/// (<see cref="Http1Handshake.WriteRejection"/> over HTTP/1.1).</summary>
 /// <param name="StatusCode">400 malformed, 403 origin refused, 404 not served, 405 not GET, 408 no head in time, 426
 /// unsupported version (answered with <c>Sec-WebSocket-Version: 13</c>), 431 head too large, 501 a CONNECT tunnel over
 /// HTTP/2, 503 over capacity.</param>

@@ -2,8 +2,9 @@ using System.Buffers;
 
 namespace WebSocketCodec;
 
-/// <summary>RFC 9110 §5.6.2 tokens: one or more <c>tchar</c> (letters, digits and <c>!#$%&amp;'*+-.^_`|~</c>). The one
-/// copy of the table, for header values (as text) and field names and methods (as bytes).</summary>
+/// <summary>RFC 9110 §5.6.2 tokens: check with it that a name you put in a header (a subprotocol, a field name, a
+/// method) is one. A token is one or more <c>tchar</c> (letters, digits and <c>!#$%&amp;'*+-.^_`|~</c>). The one copy
+/// of the table, for header values (as text) and field names and methods (as bytes).</summary>
 public static class HttpToken
 {
     private const string TokenCharacters = "!#$%&'*+-.^_`|~0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";

@@ -2,11 +2,11 @@ using System.Globalization;
 
 namespace WebSocketCodec;
 
-/// <summary>
-/// Reads an HTTP <c>Retry-After</c> field (RFC 9110 section 10.2.3): delay-seconds, or an HTTP-date turned into the
-/// delay from now (none when the date has passed). Anything else is no hint, never an error: a client falls back to
-/// its own back-off.
-/// </summary>
+/// <summary>Reads an HTTP <c>Retry-After</c> field (RFC 9110 section 10.2.3): for a client of your own that waits as a
+/// refusing server asks. The packaged clients read it into
+/// <see cref="WebSocketHandshakeException.RetryAfter"/>.</summary>
+/// <remarks>It takes delay-seconds, or an HTTP-date turned into the delay from now (none when the date has passed).
+/// Anything else is no hint, never an error: a client falls back to its own back-off.</remarks>
 public static class RetryAfterHeader
 {
     /// <summary>The longest hint taken: a day. A larger one (or a date further away) is capped to it.</summary>

@@ -1,6 +1,9 @@
 namespace WebSocketCodec;
 
-/// <summary>Subprotocol negotiation (RFC 6455 §4.2.2, <c>Sec-WebSocket-Protocol = 1#token</c>).</summary>
+/// <summary>Subprotocol negotiation (RFC 6455 §4.2.2, <c>Sec-WebSocket-Protocol = 1#token</c>): for a server of your
+/// own that picks the subprotocol (<see cref="TrySelect"/>), or a client that checks its offer
+/// (<see cref="ValidateOffer"/>). The packaged servers select from
+/// <see cref="WebSocketAcceptOptions.Subprotocols"/>.</summary>
 public static class Subprotocols
 {
     /// <summary>

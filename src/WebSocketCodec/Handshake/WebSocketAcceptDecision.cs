@@ -1,15 +1,15 @@
 namespace WebSocketCodec;
 
-/// <summary>
-/// A server's answer to an opening handshake, decided the same way by every host: validate the request (RFC 6455
-/// §4.2.1 over HTTP/1.1, RFC 8441 over HTTP/2 and HTTP/3), route it, check the origin, choose the subprotocol,
-/// negotiate permessage-deflate (RFC 7692) and build the response. A host maps its request into
-/// <see cref="WebSocketHandshakeFacts"/> and writes <see cref="StatusCode"/>, <see cref="ResponseHeaders"/> and
-/// <see cref="ResponseBody"/> out as its protocol does.
-/// </summary>
-/// <remarks>The order of the checks, the first failure answering: the request's own rules (405, 400, 426, 501 for a
-/// CONNECT without <c>:protocol</c>), a stream the request ended (400), a connection that cannot be upgraded (400),
-/// the route (404), the server's capacity (503), the origin (403).</remarks>
+/// <summary>A server's answer to an opening handshake, decided the same way by every host: use it
+/// (<see cref="Decide"/>) in a server of your own, so that it validates, routes and negotiates as the packaged ones
+/// do.</summary>
+/// <remarks><para>It validates the request (RFC 6455 §4.2.1 over HTTP/1.1, RFC 8441 over HTTP/2 and HTTP/3), routes it,
+/// checks the origin, chooses the subprotocol, negotiates permessage-deflate (RFC 7692) and builds the response. A host
+/// maps its request into <see cref="WebSocketHandshakeFacts"/> and writes <see cref="StatusCode"/>,
+/// <see cref="ResponseHeaders"/> and <see cref="ResponseBody"/> out as its protocol does.</para>
+/// <para>The order of the checks, the first failure answering: the request's own rules (405, 400, 426, 501 for a
+/// CONNECT without <c>:protocol</c>), a stream the request ended (400), a connection that cannot be upgraded (400), the
+/// route (404), the server's capacity (503), the origin (403).</para></remarks>
 public sealed class WebSocketAcceptDecision
 {
     private const string TextPlain = "text/plain; charset=utf-8";

@@ -1,9 +1,10 @@
 
 namespace WebSocketCodec;
 
-/// <summary>What a server accepts in an opening handshake, and the websocket's options once open. The defaults: any
-/// origin, no subprotocol, 10 s handshake timeout, 8 KiB request head, no cap on open websockets
-/// (<see cref="MaxConcurrentWebSockets"/>), and
+/// <summary>What a server accepts in an opening handshake, and the websocket's options once open: set them to restrict
+/// origins, speak subprotocols, accept permessage-deflate, cap open websockets or change the limits and timeouts
+/// (<see cref="Session"/>). The defaults: any origin, no subprotocol, 10 s handshake timeout, 8 KiB request head, no
+/// cap on open websockets (<see cref="MaxConcurrentWebSockets"/>), and
 /// <see cref="WebSocketSessionOptions.Default"/>.</summary>
 /// <remarks>On ASP.NET Core, set them per endpoint with the <c>configure</c> delegate of <c>MapWebSocket</c>, or for
 /// every endpoint with <c>services.Configure&lt;WebSocketAcceptOptions&gt;(...)</c> (the endpoint's delegate runs

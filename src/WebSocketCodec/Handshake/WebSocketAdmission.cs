@@ -2,15 +2,14 @@ using System.Runtime.CompilerServices;
 
 namespace WebSocketCodec;
 
-/// <summary>
-/// The open-websocket cap (<see cref="WebSocketAcceptOptions.MaxConcurrentWebSockets"/>), written once for every host:
-/// it counts handshakes under way and websockets open; a handshake that would go over the cap is refused (the host
-/// answers <see cref="HandshakeFailure.OverCapacity"/>: 503) and not counted. A host counts each handshake in with
-/// <see cref="TryEnter"/> and out with <see cref="Leave"/> once its websocket has ended or its refusal was answered
-/// (<see cref="LeaveWhenEnded(WebSocketDriver)"/> does the first).
-/// </summary>
-/// <remarks>Thread-safe. A host whose handlers are made per connection (SpanNetty's) shares one count per options
-/// instance through <see cref="For"/>; a host with one place per endpoint (Kestrel's) makes its own.</remarks>
+/// <summary>The open-websocket cap (<see cref="WebSocketAcceptOptions.MaxConcurrentWebSockets"/>), written once for
+/// every host: use it in a host of your own to apply the cap as the packaged servers do.</summary>
+/// <remarks><para>It counts handshakes under way and websockets open; a handshake that would go over the cap is refused
+/// (the host answers <see cref="HandshakeFailure.OverCapacity"/>: 503) and not counted. A host counts each handshake in
+/// with <see cref="TryEnter"/> and out with <see cref="Leave"/> once its websocket has ended or its refusal was
+/// answered (<see cref="LeaveWhenEnded(WebSocketDriver)"/> does the first).</para>
+/// <para>Thread-safe. A host whose handlers are made per connection (SpanNetty's) shares one count per options instance
+/// through <see cref="For"/>; a host with one place per endpoint (Kestrel's) makes its own.</para></remarks>
 public sealed class WebSocketAdmission
 {
     private static readonly ConditionalWeakTable<WebSocketAcceptOptions, WebSocketAdmission> Shared = [];

@@ -3,7 +3,10 @@ using System.Net.Security;
 
 namespace WebSocketCodec;
 
-/// <summary>How <c>WebSocketClient</c> connects.</summary>
+/// <summary>How a client connects and what it offers (subprotocols, header fields, permessage-deflate, TLS, a proxy,
+/// the handshake timeout), and the websocket's options once open: pass it to <c>WebSocketClient</c> or
+/// <c>WebSocketHttp2Client</c>, or set it as <c>ReconnectingWebSocketOptions.Client</c>, when the defaults
+/// (<see cref="Default"/>) do not fit.</summary>
 public sealed record WebSocketClientOptions
 {
     /// <summary>The defaults.</summary>

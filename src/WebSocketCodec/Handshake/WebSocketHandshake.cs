@@ -5,7 +5,9 @@ using System.Text;
 
 namespace WebSocketCodec;
 
-/// <summary>The arithmetic of the opening handshake (RFC 6455 §4): the client's key and the server's accept value.</summary>
+/// <summary>The arithmetic of the opening handshake (RFC 6455 §4), the client's key and the server's accept value: for
+/// a handshake you write yourself. <see cref="Http1Handshake"/> and the packaged servers and clients do it for
+/// you.</summary>
 public static class WebSocketHandshake
 {
     /// <summary>The GUID appended to the key before hashing (RFC 6455 §1.3).</summary>

@@ -1,6 +1,8 @@
 namespace WebSocketCodec;
 
-/// <summary>The opening handshake failed: the server refused, answered wrongly, or did not answer in time.</summary>
+/// <summary>What a client throws when the opening handshake failed (the server refused, answered wrongly, or did not
+/// answer in time): catch it around a connect to read the server's <see cref="StatusCode"/> and
+/// <see cref="RetryAfter"/>, or whether a proxy refused the tunnel (<see cref="FromProxy"/>).</summary>
 public sealed class WebSocketHandshakeException : Exception
 {
     /// <summary>Creates the exception.</summary>

@@ -1,11 +1,9 @@
 namespace WebSocketCodec;
 
-/// <summary>
-/// What a server knows of an opening handshake request when it decides on it with
-/// <see cref="WebSocketAcceptDecision.Decide"/>: an HTTP/1.1 upgrade (with <see cref="HttpVersion"/>) or, with
-/// <see cref="IsMultiplexed"/>, an HTTP/2 or HTTP/3 extended CONNECT (with <see cref="ConnectProtocol"/>), and the
-/// facts only some hosts have.
-/// </summary>
+/// <summary>What a server knows of an opening handshake request: a server of your own fills it in from its request to
+/// decide on it with <see cref="WebSocketAcceptDecision.Decide"/>. An HTTP/1.1 upgrade (with <see cref="HttpVersion"/>)
+/// or, with <see cref="IsMultiplexed"/>, an HTTP/2 or HTTP/3 extended CONNECT (with <see cref="ConnectProtocol"/>), and
+/// the facts only some hosts have.</summary>
 public sealed class WebSocketHandshakeFacts
 {
     /// <summary>The request method.</summary>

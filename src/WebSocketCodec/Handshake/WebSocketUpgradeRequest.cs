@@ -1,12 +1,12 @@
 
 namespace WebSocketCodec;
 
-/// <summary>
-/// A validated RFC 6455 §4.2.1 opening handshake request: GET over HTTP/1.1, exactly one Host, <c>Upgrade:
-/// websocket</c>, <c>Connection: Upgrade</c>, <c>Sec-WebSocket-Version: 13</c> and one valid
-/// <c>Sec-WebSocket-Key</c>, with no request body; or an RFC 8441 extended CONNECT over HTTP/2 (see
-/// <see cref="WebSocketExtendedConnect"/>), which has no key.
-/// </summary>
+/// <summary>A validated opening handshake request, as an application sees it (a subprotocol selector, a tunnel, the
+/// result of a raw-transport handshake) and as <see cref="Validate"/> gives it to a server of your own.</summary>
+/// <remarks>It is an RFC 6455 §4.2.1 request (GET over HTTP/1.1, exactly one Host, <c>Upgrade: websocket</c>,
+/// <c>Connection: Upgrade</c>, <c>Sec-WebSocket-Version: 13</c> and one valid <c>Sec-WebSocket-Key</c>, with no request
+/// body), or an RFC 8441 extended CONNECT over HTTP/2 (see <see cref="WebSocketExtendedConnect"/>), which has no
+/// key.</remarks>
 public sealed class WebSocketUpgradeRequest
 {
     internal WebSocketUpgradeRequest(

@@ -4,10 +4,9 @@ using System.Text;
 
 namespace WebSocketCodec;
 
-/// <summary>
-/// Writes the HTTP/1.1 messages of the opening handshake (RFC 6455 §4.1-§4.2) and checks the server's answer on the
-/// client side. Writes go straight into an <see cref="IBufferWriter{T}"/> (a <c>PipeWriter</c>, say).
-/// </summary>
+/// <summary>Writes the HTTP/1.1 messages of the opening handshake (RFC 6455 §4.1-§4.2) and checks the server's answer
+/// on the client side: for a server or client of your own over raw bytes, as the packaged HTTP/1.1 servers and clients
+/// use it. Writes go straight into an <see cref="IBufferWriter{T}"/> (a <c>PipeWriter</c>, say).</summary>
 public static class Http1Handshake
 {
     /// <summary>Writes the 101 response accepting <paramref name="key"/>, with the selected subprotocol if any. No

@@ -1,9 +1,9 @@
 namespace WebSocketCodec;
 
-/// <summary>
-/// A parsed HTTP/1.1 message head: its start line (RFC 9112 §3 request line or §4 status line) and its header fields
-/// in arrival order. Names compare case-insensitively (RFC 9110 §5.1).
-/// </summary>
+/// <summary>A parsed HTTP/1.1 message head, as <see cref="HttpHeadParser"/> returns it: what a server of your own
+/// validates a request from and a client of your own checks an answer in (<see cref="Http1Handshake"/>). Its start line
+/// (RFC 9112 §3 request line or §4 status line) and its header fields in arrival order. Names compare
+/// case-insensitively (RFC 9110 §5.1).</summary>
 public sealed class HttpHead : IHttpHeaderSource
 {
     private readonly List<KeyValuePair<string, string>> _fields;

@@ -1,6 +1,7 @@
 namespace WebSocketCodec;
 
-/// <summary>Why an HTTP/1.1 message head could not be parsed.</summary>
+/// <summary>Why an HTTP/1.1 message head could not be parsed, as <see cref="HttpHeadParser"/> reports it: turn it into
+/// the refusal to answer with <see cref="HandshakeFailure.From"/>.</summary>
 public enum HttpHeadError : byte
 {
     /// <summary>No error.</summary>

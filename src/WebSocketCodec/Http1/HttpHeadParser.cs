@@ -3,11 +3,10 @@ using System.Text;
 
 namespace WebSocketCodec;
 
-/// <summary>
-/// A strict, bounded HTTP/1.1 message head parser over bytes (RFC 9112 §2-§5): CRLF line endings, token field names
-/// with no whitespace before the colon, no obs-fold, no control characters in values. It allocates only the strings of
-/// the head it returns, once per connection.
-/// </summary>
+/// <summary>A strict, bounded HTTP/1.1 message head parser over bytes (RFC 9112 §2-§5): use it to read an upgrade
+/// request, or the answer to one, off a raw transport in a server or client of your own.</summary>
+/// <remarks>It takes CRLF line endings only, token field names with no whitespace before the colon, no obs-fold, no
+/// control characters in values. It allocates only the strings of the head it returns, once per connection.</remarks>
 public static class HttpHeadParser
 {
     /// <summary>The default bound on a head, in bytes, CRLFCRLF included.</summary>

@@ -1,13 +1,12 @@
 namespace WebSocketCodec;
 
-/// <summary>
-/// The client's check of the server's final answer to an RFC 8441 extended CONNECT, shared by the HTTP/2 clients:
-/// <c>:status</c> 200 on a stream the answer does not end (RFC 8441 §4: the stream then carries the websocket), a
-/// subprotocol only from those offered (one token), and no extension but permessage-deflate, only if offered, answered
-/// acceptably (RFC 7692 §5). Several fields of one name are read as one list, joined with ", ". A host maps its HTTP/2
-/// response in (the status, whether the HEADERS ended the stream, the two fields' values) and opens the websocket with
-/// what it returns.
-/// </summary>
+/// <summary>The client's check of the server's final answer to an RFC 8441 extended CONNECT, shared by the HTTP/2
+/// clients: call it in an HTTP/2 client of your own (<c>WebSocketHttp2Client</c> already does).</summary>
+/// <remarks>It requires <c>:status</c> 200 on a stream the answer does not end (RFC 8441 §4: the stream then carries
+/// the websocket), a subprotocol only from those offered (one token), and no extension but permessage-deflate, only if
+/// offered, answered acceptably (RFC 7692 §5). Several fields of one name are read as one list, joined with ", ". A
+/// host maps its HTTP/2 response in (the status, whether the HEADERS ended the stream, the two fields' values) and
+/// opens the websocket with what it returns.</remarks>
 public static class ExtendedConnectResponse
 {
     /// <summary>Checks the answer.</summary>

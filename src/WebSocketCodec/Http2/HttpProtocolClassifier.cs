@@ -2,7 +2,9 @@ using System.Buffers;
 
 namespace WebSocketCodec;
 
-/// <summary>What a cleartext connection's first bytes say it speaks.</summary>
+/// <summary>What a cleartext connection's first bytes say it speaks: the verdict of
+/// <see cref="HttpProtocolClassifier"/>, on which a server that takes both protocols on one port hands the connection
+/// to its HTTP/1.1 or its HTTP/2 side.</summary>
 public enum HttpProtocolGuess
 {
     /// <summary>Not enough bytes yet: a strict prefix of the HTTP/2 preface (or nothing), or of an HTTP/1.x method.</summary>

@@ -1,11 +1,11 @@
 
 namespace WebSocketCodec;
 
-/// <summary>
-/// Validates an RFC 8441 extended CONNECT that opens a websocket on an HTTP/2 stream: method <c>CONNECT</c>,
-/// <c>:protocol websocket</c> and <c>sec-websocket-version: 13</c>. There is no key and no accept value; the server
-/// answers 200 without ending the stream, and the stream then carries the RFC 6455 frames.
-/// </summary>
+/// <summary>Validates an RFC 8441 extended CONNECT that opens a websocket on an HTTP/2 stream: for an HTTP/2 server of
+/// your own; <see cref="WebSocketAcceptDecision.Decide"/> calls it for a request that
+/// <see cref="WebSocketHandshakeFacts.IsMultiplexed"/> marks. The request needs method <c>CONNECT</c>, <c>:protocol
+/// websocket</c> and <c>sec-websocket-version: 13</c>. There is no key and no accept value; the server answers 200
+/// without ending the stream, and the stream then carries the RFC 6455 frames.</summary>
 public static class WebSocketExtendedConnect
 {
     /// <summary>The <c>:protocol</c> pseudo-header value that opens a websocket.</summary>

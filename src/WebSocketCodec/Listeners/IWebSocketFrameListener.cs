@@ -1,10 +1,10 @@
 namespace WebSocketCodec;
 
-/// <summary>
-/// Receives a websocket's inbound data frames on its read loop (a pipe's read loop, a SpanNetty channel's event loop):
-/// the callbacks API of every host. Control frames are handled by the library: Pings are answered, the close
-/// handshake is run, and <see cref="OnClose"/> reports the end.
-/// </summary>
+/// <summary>The callbacks API of every host: implement it to receive each inbound data frame as a span on the
+/// websocket's read loop (a pipe's read loop, a SpanNetty channel's event loop), with no copy; for whole messages use
+/// <see cref="WebSocketMessageListener{TSender}"/> (spans on the loop) or <see cref="MessageWebSocket"/> (async, pooled
+/// buffers). Control frames are handled by the library: Pings are answered, the close handshake is run, and
+/// <see cref="OnClose"/> reports the end.</summary>
 public interface IWebSocketFrameListener
 {
     /// <summary>One whole data frame. The payload is unmasked, validated (UTF-8 for text, incrementally across

@@ -3,12 +3,12 @@ using System.Net.WebSockets;
 
 namespace WebSocketCodec;
 
-/// <summary>
-/// The span-callback message API on every host: a frame listener that hands whole messages to a
-/// <see cref="WebSocketMessageHandler{TSender}"/> on the read loop. A message that arrives in one frame is passed
-/// straight from the input buffer; fragments are joined by <see cref="MessageAssembler"/> in a pooled buffer (bounded
-/// by the session's message limit).
-/// </summary>
+/// <summary>The span-callback message API on every host, a frame listener that hands whole messages to a
+/// <see cref="WebSocketMessageHandler{TSender}"/> on the read loop: reach for it when each message is handled before
+/// the call returns (an echo, a parse, a broadcast); to await work per message use
+/// <see cref="MessageWebSocket"/>.</summary>
+/// <remarks>A message that arrives in one frame is passed straight from the input buffer; fragments are joined by
+/// <see cref="MessageAssembler"/> in a pooled buffer (bounded by the session's message limit).</remarks>
 /// <typeparam name="TSender">The host's frame sender, handed to the handler with each message.</typeparam>
 public sealed class WebSocketMessageListener<TSender> : IWebSocketFrameListener, IDisposable
 {

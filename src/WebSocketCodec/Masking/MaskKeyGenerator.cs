@@ -3,12 +3,12 @@ using System.Security.Cryptography;
 
 namespace WebSocketCodec;
 
-/// <summary>
-/// Mask keys from a cryptographically strong source (RFC 6455 §10.3 requires keys a peer cannot predict), drawn from a
-/// buffer that <see cref="RandomNumberGenerator"/> refills when it runs out, so a frame costs no system call.
-/// An instance is not thread-safe; <see cref="ForCurrentThread"/> gives each thread its own, which is what a
-/// <see cref="FrameEncoder"/> uses unless it is handed one.
-/// </summary>
+/// <summary>Mask keys from a cryptographically strong source (RFC 6455 §10.3 requires keys a peer cannot predict): a
+/// client's <see cref="FrameEncoder"/> uses the calling thread's own (<see cref="ForCurrentThread"/>) unless it is
+/// handed one, so create one only to give an encoder or a session a source of its own.</summary>
+/// <remarks>Keys are drawn from a buffer that <see cref="RandomNumberGenerator"/> refills when it runs out, so a frame
+/// costs no system call. An instance is not thread-safe; <see cref="ForCurrentThread"/> gives each thread its
+/// own.</remarks>
 public sealed class MaskKeyGenerator
 {
     /// <summary>The buffer size of the per-thread generators: one refill per 1024 keys.</summary>

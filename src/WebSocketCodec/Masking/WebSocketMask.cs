@@ -6,12 +6,12 @@ using System.Runtime.Intrinsics;
 
 namespace WebSocketCodec;
 
-/// <summary>
-/// RFC 6455 §5.3 masking: payload byte <c>i</c> is XORed with key byte <c>(i + offset) % 4</c>. SIMD with
-/// <see cref="Vector512"/>, <see cref="Vector256"/> and <see cref="Vector128"/> where the hardware has them, then
-/// 8-, 4- and 1-byte steps. The offset lets a payload split over many reads be masked chunk by chunk: pass back what the
-/// previous call returned.
-/// </summary>
+/// <summary>RFC 6455 §5.3 masking: for code that masks or unmasks payloads itself, say after
+/// <see cref="FrameEncoder.WriteHeader"/> for a gathering write; the encoders and the decoder already mask.</summary>
+/// <remarks>Payload byte <c>i</c> is XORed with key byte <c>(i + offset) % 4</c>. SIMD with <see cref="Vector512"/>,
+/// <see cref="Vector256"/> and <see cref="Vector128"/> where the hardware has them, then 8-, 4- and 1-byte steps. The
+/// offset lets a payload split over many reads be masked chunk by chunk: pass back what the previous call
+/// returned.</remarks>
 public static class WebSocketMask
 {
     /// <summary>Masks (or unmasks) <paramref name="data"/> in place.</summary>

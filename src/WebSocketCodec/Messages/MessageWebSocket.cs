@@ -5,13 +5,14 @@ using System.Text;
 
 namespace WebSocketCodec;
 
-/// <summary>
-/// The message API over any host: receive whole text and binary messages in pooled buffers, send messages or fragments
-/// from any thread, close from either side with a timeout. Control frames, keep-alive, idle timeout and limits are the
-/// <see cref="WebSocketDriver"/>'s. The host runs the driver with <see cref="Listener"/>: Pipelines and Kestrel with
-/// <c>WebSocketConnection.RunMessages</c> (or the endpoint and client methods that return one), a host that takes a
-/// listener factory (SpanNetty's upgrade handlers, <c>WebSocketConnection.RunAsync</c>) with <see cref="Listen"/>.
-/// </summary>
+/// <summary>The message API's websocket, over any host: reach for it when you want whole text and binary messages in
+/// pooled buffers with async receive, and sends from any thread, rather than callbacks on the read loop
+/// (<see cref="IWebSocketFrameListener"/>, <see cref="WebSocketMessageListener{TSender}"/>). It sends messages or
+/// fragments and closes from either side with a timeout.</summary>
+/// <remarks>Control frames, keep-alive, idle timeout and limits are the <see cref="WebSocketDriver"/>'s. The host runs
+/// the driver with <see cref="Listener"/>: Pipelines and Kestrel with <c>WebSocketConnection.RunMessages</c> (or the
+/// endpoint and client methods that return one), a host that takes a listener factory (SpanNetty's upgrade handlers,
+/// <c>WebSocketConnection.RunAsync</c>) with <see cref="Listen"/>.</remarks>
 public sealed class MessageWebSocket : IAsyncDisposable
 {
     private readonly WebSocketDriver _driver;

@@ -4,9 +4,9 @@ using System.Text;
 
 namespace WebSocketCodec;
 
-/// <summary>
-/// One whole received message in a pooled buffer. Dispose it to return the buffer (once; later calls do nothing).
-/// </summary>
+/// <summary>One whole received message in a pooled buffer, as <see cref="MessageWebSocket.ReceiveAsync"/> returns it:
+/// read <see cref="Payload"/> (or <see cref="GetText"/>), then dispose it to return the buffer (once; later calls do
+/// nothing).</summary>
 public sealed class WebSocketMessage : IDisposable
 {
     private readonly ArrayPool<byte> _pool;

@@ -2,10 +2,10 @@ using System.Buffers;
 
 namespace WebSocketCodec;
 
-/// <summary>
-/// Joins the fragments of a message into one pooled buffer that grows by doubling (amortized linear copying). The
-/// decoder has already bounded the message's length, validated its UTF-8 and the fragment order. Not thread-safe.
-/// </summary>
+/// <summary>Joins the fragments of a message into one pooled buffer that grows by doubling (amortized linear copying):
+/// for a frame listener of your own that needs whole messages; <see cref="WebSocketMessageListener{TSender}"/> and
+/// <see cref="MessageWebSocket"/> use one already. The decoder has already bounded the message's length, validated its
+/// UTF-8 and the fragment order. Not thread-safe.</summary>
 public sealed class MessageAssembler : IDisposable
 {
     private readonly ArrayPool<byte> _pool;

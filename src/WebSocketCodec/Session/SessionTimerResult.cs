@@ -1,6 +1,7 @@
 namespace WebSocketCodec;
 
-/// <summary>What <see cref="WebSocketSession.OnTimer"/> decided.</summary>
+/// <summary>What <see cref="WebSocketSession.OnTimer"/> decided: a driver of your own over a session acts on it (writes
+/// the pending output, aborts the transport); <see cref="WebSocketDriver"/> does this for every host.</summary>
 public enum SessionTimerResult : byte
 {
     /// <summary>Nothing is due.</summary>

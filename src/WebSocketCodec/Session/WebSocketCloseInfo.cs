@@ -1,6 +1,8 @@
 namespace WebSocketCodec;
 
-/// <summary>How a websocket ended.</summary>
+/// <summary>How a websocket ended: what <c>Completion</c> and <c>CloseAsync</c> complete with and
+/// <see cref="IWebSocketFrameListener.OnClose"/> is given. Read <see cref="Status"/> for the close code,
+/// <see cref="EndReason"/> for why, and <see cref="IsClean"/> for whether both Close frames were exchanged.</summary>
 /// <param name="ReceivedStatus">The peer's close status (1005 for an empty Close), or null when no Close arrived.</param>
 /// <param name="ReceivedReason">The peer's close reason.</param>
 /// <param name="SentStatus">The status of our Close, or null when none was sent.</param>

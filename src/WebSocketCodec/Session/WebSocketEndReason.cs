@@ -1,6 +1,8 @@
 namespace WebSocketCodec;
 
-/// <summary>Why a websocket ended (<see cref="WebSocketCloseInfo.EndReason"/>).</summary>
+/// <summary>Why a websocket ended (<see cref="WebSocketCloseInfo.EndReason"/>): switch on it to tell a clean close from
+/// a violation, a timeout, a slow consumer, a lost transport, an abort or an error, in a log or in a decision to
+/// reconnect.</summary>
 public enum WebSocketEndReason : byte
 {
     /// <summary>Both Close frames were exchanged (either side started), and nothing failed.</summary>

@@ -5,14 +5,16 @@ using System.Text;
 
 namespace WebSocketCodec;
 
-/// <summary>
-/// The protocol state of one websocket with no I/O: fed received bytes and the time, it decodes frames, answers Pings,
-/// runs the close handshake, applies keep-alive, idle and close timeouts, and queues the control frames its driver
-/// must write (<see cref="PendingOutput"/>). Data frames (and, for information, control frames) go to the driver's
-/// handler. A frame that does not arrive whole in one <see cref="Receive{THandler}(Span{byte}, ref THandler, out int)"/> call is gathered into a pooled
-/// buffer chunk by chunk, so nothing is unmasked twice and nothing is copied more than once. Not thread-safe: the
-/// driver's read loop owns it, and writes its pending output under the same lock as its other sends.
-/// </summary>
+/// <summary>The protocol state of one websocket with no I/O: use it directly only in a driver of your own that does its
+/// own I/O and locking; <see cref="WebSocketDriver"/> runs one for every host, and a new transport plugs into it
+/// through <see cref="IWebSocketTransport"/>. Not thread-safe: the driver's read loop owns it, and writes its pending
+/// output under the same lock as its other sends.</summary>
+/// <remarks>Fed received bytes and the time, it decodes frames, answers Pings, runs the close handshake, applies
+/// keep-alive, idle and close timeouts, and queues the control frames its driver must write
+/// (<see cref="PendingOutput"/>). Data frames (and, for information, control frames) go to the driver's handler. A
+/// frame that does not arrive whole in one <see cref="Receive{THandler}(Span{byte}, ref THandler, out int)"/> call is
+/// gathered into a pooled buffer chunk by chunk, so nothing is unmasked twice and nothing is copied more than
+/// once.</remarks>
 public sealed partial class WebSocketSession : IDisposable
 {
     private FrameDecoder _decoder; // replaced once by EnablePerMessageDeflate, before the first Receive

@@ -2,7 +2,10 @@ using System.Buffers;
 
 namespace WebSocketCodec;
 
-/// <summary>Limits and timing of a <see cref="WebSocketSession"/>.</summary>
+/// <summary>Limits and timing of a <see cref="WebSocketSession"/> (frame and message sizes, keep-alive, idle, close and
+/// slow-consumer timeouts, water marks): set them as <see cref="WebSocketAcceptOptions.Session"/> on a server or
+/// <see cref="WebSocketClientOptions.Session"/> on a client when the defaults (<see cref="Default"/>) do not
+/// fit.</summary>
 public sealed record WebSocketSessionOptions
 {
     /// <summary>The defaults (safe for a server on the internet): 16 MiB frames and messages, 4096 fragments per

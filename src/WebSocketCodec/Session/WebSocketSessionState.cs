@@ -1,6 +1,8 @@
 namespace WebSocketCodec;
 
-/// <summary>Where a <see cref="WebSocketSession"/> is in its life (RFC 6455 §7).</summary>
+/// <summary>Where a <see cref="WebSocketSession"/> is in its life (RFC 6455 §7): read it as
+/// <see cref="WebSocketDriver.State"/> to know whether a websocket is open, has sent its Close and waits for the
+/// peer's, or has closed.</summary>
 public enum WebSocketSessionState : byte
 {
     /// <summary>Messages flow both ways.</summary>

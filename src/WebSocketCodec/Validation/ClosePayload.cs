@@ -4,7 +4,8 @@ using System.Text.Unicode;
 
 namespace WebSocketCodec;
 
-/// <summary>The payload of a Close frame (RFC 6455 §5.5.1): empty, or a 2-byte status then a UTF-8 reason.</summary>
+/// <summary>The payload of a Close frame (RFC 6455 §5.5.1), empty or a 2-byte status then a UTF-8 reason: read and
+/// write it when you handle Close frames yourself; the session does it for every websocket of the driver.</summary>
 public static class ClosePayload
 {
     /// <summary>The longest reason that fits a control frame: 125 - 2 bytes.</summary>

@@ -1,9 +1,8 @@
 namespace WebSocketCodec;
 
-/// <summary>
-/// Close status codes of RFC 6455 §7.4.1 and the IANA "WebSocket Close Code Number" registry.
-/// Applications may also use 3000-4999 (see <see cref="CloseStatusRules"/>).
-/// </summary>
+/// <summary>Close status codes of RFC 6455 §7.4.1 and the IANA "WebSocket Close Code Number" registry: pass one to a
+/// <c>CloseAsync</c> to say why you close, and read one from <see cref="WebSocketCloseInfo.Status"/> to learn why a
+/// websocket ended. Applications may also use 3000-4999 (see <see cref="CloseStatusRules"/>).</summary>
 public enum CloseStatus : ushort
 {
     /// <summary>1000: the purpose of the connection is fulfilled.</summary>

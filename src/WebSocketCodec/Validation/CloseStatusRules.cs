@@ -1,6 +1,7 @@
 namespace WebSocketCodec;
 
-/// <summary>Which close status codes may appear in a Close frame (RFC 6455 §7.4 and the IANA registry).</summary>
+/// <summary>Which close status codes may appear in a Close frame (RFC 6455 §7.4 and the IANA registry): check a code of
+/// your own here (an application's 3000-4999, say) before you send it.</summary>
 public static class CloseStatusRules
 {
     /// <summary>

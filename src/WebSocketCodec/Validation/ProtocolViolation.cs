@@ -1,9 +1,9 @@
 namespace WebSocketCodec;
 
-/// <summary>
-/// Every way a peer can break RFC 6455 at the frame level. Each maps to exactly one close status through
-/// <see cref="ProtocolViolationExtensions.ToCloseStatus"/>: the single funnel every rule ends in.
-/// </summary>
+/// <summary>Every way a peer can break RFC 6455 at the frame level: read it from
+/// <see cref="WebSocketCloseInfo.Violation"/> (or <see cref="FrameDecoder.Violation"/>) to learn which rule ended a
+/// websocket. Each maps to exactly one close status through <see cref="ProtocolViolationExtensions.ToCloseStatus"/>:
+/// the single funnel every rule ends in.</summary>
 public enum ProtocolViolation : byte
 {
     /// <summary>No violation.</summary>

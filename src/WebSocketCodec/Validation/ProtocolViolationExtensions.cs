@@ -1,6 +1,7 @@
 namespace WebSocketCodec;
 
-/// <summary>Maps a <see cref="ProtocolViolation"/> to its close status and a human-readable reason.</summary>
+/// <summary>Maps a <see cref="ProtocolViolation"/> to its close status and a human-readable reason: for code that reads
+/// frames itself and must answer a violation with its Close, or to log why a websocket ended.</summary>
 public static class ProtocolViolationExtensions
 {
     /// <summary>The close status to send for <paramref name="violation"/>: 1009 for size limits, 1008 for the fragment limit and the minimum data rate, 1007 for invalid UTF-8 and compressed data that does not inflate,

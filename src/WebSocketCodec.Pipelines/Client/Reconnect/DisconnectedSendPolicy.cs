@@ -1,6 +1,8 @@
 namespace WebSocketCodec.Pipelines;
 
-/// <summary>What a <see cref="ReconnectingWebSocket"/> does with a message sent while it has no open websocket.</summary>
+/// <summary>What a <see cref="ReconnectingWebSocket"/> does with a message sent while it has no open websocket: set it
+/// as <see cref="ReconnectingWebSocketOptions.WhileDisconnected"/> to queue such messages (the default), drop them, or
+/// refuse them.</summary>
 public enum DisconnectedSendPolicy
 {
     /// <summary>Keep it (bounded in messages and bytes) and send it, in order, on the next websocket after
@@ -15,7 +17,8 @@ public enum DisconnectedSendPolicy
     Fail,
 }
 
-/// <summary>What became of a message given to <see cref="ReconnectingWebSocket.SendAsync"/>.</summary>
+/// <summary>What became of a message given to <see cref="ReconnectingWebSocket.SendAsync"/>: check it to know whether
+/// the message was written to the open websocket, queued for the next one, or dropped.</summary>
 public enum WebSocketSendOutcome
 {
     /// <summary>Written to the open websocket (its transport may still die before the server reads it: at most
@@ -29,7 +32,9 @@ public enum WebSocketSendOutcome
     Dropped,
 }
 
-/// <summary>Why a <see cref="ReconnectingWebSocket"/> stopped for good (<see cref="ReconnectingWebSocket.Completion"/>).</summary>
+/// <summary>Why a <see cref="ReconnectingWebSocket"/> stopped for good
+/// (<see cref="ReconnectingWebSocket.Completion"/>): read it to tell the application's own close or disposal from a
+/// policy that said not to try again or an outage past the back-off's limits.</summary>
 public enum WebSocketStopReason
 {
     /// <summary>The application closed it (<see cref="ReconnectingWebSocket.CloseAsync"/>).</summary>

@@ -1,12 +1,13 @@
 namespace WebSocketCodec.Pipelines;
 
-/// <summary>
-/// When a <see cref="ReconnectingWebSocket"/> tries again: exponential back-off from <see cref="InitialDelay"/> by
-/// <see cref="Multiplier"/> up to <see cref="MaxDelay"/>, each delay shortened by a random share of up to
-/// <see cref="Jitter"/> (so clients cut off together do not return together), a server's <c>Retry-After</c> taken
-/// when longer. An outage ends the client when it passes <see cref="MaxAttempts"/> or <see cref="MaxElapsed"/>;
-/// a connection that stayed up for <see cref="StableAfter"/> starts the count again (a flapping one does not).
-/// </summary>
+/// <summary>When a <see cref="ReconnectingWebSocket"/> tries again: set it as
+/// <see cref="ReconnectingWebSocketOptions.Backoff"/> to change the delays between attempts and how long an outage may
+/// last before the client gives up.</summary>
+/// <remarks>Exponential back-off from <see cref="InitialDelay"/> by <see cref="Multiplier"/> up to
+/// <see cref="MaxDelay"/>, each delay shortened by a random share of up to <see cref="Jitter"/> (so clients cut off
+/// together do not return together), a server's <c>Retry-After</c> taken when longer. An outage ends the client when it
+/// passes <see cref="MaxAttempts"/> or <see cref="MaxElapsed"/>; a connection that stayed up for
+/// <see cref="StableAfter"/> starts the count again (a flapping one does not).</remarks>
 public sealed record ReconnectBackoff
 {
     /// <summary>The defaults: 250 ms doubling to 30 s, half of each delay random, no limit, stable after 10 s.</summary>

@@ -1,7 +1,9 @@
 namespace WebSocketCodec.Pipelines;
 
-/// <summary>A <see cref="ReconnectingWebSocket"/> has an open websocket: the <see cref="ReconnectingWebSocketOptions.OnConnected"/>
-/// hook ran and the messages queued while disconnected were handed to it.</summary>
+/// <summary>The arguments of <see cref="ReconnectingWebSocket.Connected"/>, for a handler that logs or reacts to each
+/// new websocket. A <see cref="ReconnectingWebSocket"/> has an open websocket: the
+/// <see cref="ReconnectingWebSocketOptions.OnConnected"/> hook ran and the messages queued while disconnected were
+/// handed to it.</summary>
 public sealed class WebSocketConnectedEventArgs(MessageWebSocket webSocket, int connection, int attempts) : EventArgs
 {
     /// <summary>The open websocket.</summary>
@@ -14,7 +16,8 @@ public sealed class WebSocketConnectedEventArgs(MessageWebSocket webSocket, int 
     public int Attempts { get; } = attempts;
 }
 
-/// <summary>An open websocket of a <see cref="ReconnectingWebSocket"/> ended.</summary>
+/// <summary>The arguments of <see cref="ReconnectingWebSocket.Disconnected"/>, for a handler that logs or reacts to a
+/// lost websocket: an open websocket of a <see cref="ReconnectingWebSocket"/> ended.</summary>
 public sealed class WebSocketDisconnectedEventArgs(WebSocketCloseInfo closeInfo, bool willReconnect) : EventArgs
 {
     /// <summary>How it ended (the server's Close, a timeout, a lost transport...).</summary>
@@ -24,7 +27,8 @@ public sealed class WebSocketDisconnectedEventArgs(WebSocketCloseInfo closeInfo,
     public bool WillReconnect { get; } = willReconnect;
 }
 
-/// <summary>A <see cref="ReconnectingWebSocket"/> waits before its next attempt.</summary>
+/// <summary>The arguments of <see cref="ReconnectingWebSocket.Reconnecting"/>, for a handler that shows or logs the
+/// wait: a <see cref="ReconnectingWebSocket"/> waits before its next attempt.</summary>
 public sealed class WebSocketReconnectingEventArgs(int attempt, TimeSpan delay, Exception? lastError) : EventArgs
 {
     /// <summary>The attempt it waits for: 1 for the first since the loss.</summary>

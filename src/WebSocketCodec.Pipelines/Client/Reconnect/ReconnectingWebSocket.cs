@@ -4,20 +4,21 @@ using System.Text;
 
 namespace WebSocketCodec.Pipelines;
 
-/// <summary>
-/// A client websocket that comes back: it connects over HTTP/1.1 or HTTP/2 (<see cref="ReconnectingWebSocketOptions.Http2"/>),
-/// and when the websocket is lost (the transport dies, the keep-alive times out, the server closes with 1001, 1008,
-/// 1011, 1012, 1013 or 1014) or an attempt fails in a way that may pass (refused, timed out, 5xx, 429 or 503 with
-/// <c>Retry-After</c>), it tries again after a back-off with jitter (<see cref="ReconnectBackoff"/>) as long as its
-/// policy (<see cref="ReconnectPolicy"/>) and limits allow. Messages sent while disconnected are queued, dropped or
-/// refused (<see cref="DisconnectedSendPolicy"/>); queued ones go out in order on the next websocket, after
-/// <see cref="ReconnectingWebSocketOptions.OnConnected"/>. A message written to a websocket whose transport then dies is
-/// not sent again: delivery is at most once. Received messages of every websocket come through one
-/// <see cref="ReceiveAsync"/>, in order. Disposal stops every attempt and timer at once.
-/// </summary>
-/// <remarks>Events are raised on the client's own loop, one at a time; an exception a handler throws is ignored.
-/// Read with <see cref="ReceiveAsync"/> from one reader at a time: unread messages pause a websocket's reading, which
-/// in time ends it with a keep-alive timeout.</remarks>
+/// <summary>A client websocket that comes back: reach for it when a client must stay connected across lost connections
+/// and server restarts, with back-off, a hook that re-subscribes first, and the messages sent meanwhile queued.
+/// Delivery is at most once.</summary>
+/// <remarks><para>It connects over HTTP/1.1 or HTTP/2 (<see cref="ReconnectingWebSocketOptions.Http2"/>), and when the
+/// websocket is lost (the transport dies, the keep-alive times out, the server closes with 1001, 1008, 1011, 1012, 1013
+/// or 1014) or an attempt fails in a way that may pass (refused, timed out, 5xx, 429 or 503 with <c>Retry-After</c>),
+/// it tries again after a back-off with jitter (<see cref="ReconnectBackoff"/>) as long as its policy
+/// (<see cref="ReconnectPolicy"/>) and limits allow. Messages sent while disconnected are queued, dropped or refused
+/// (<see cref="DisconnectedSendPolicy"/>); queued ones go out in order on the next websocket, after
+/// <see cref="ReconnectingWebSocketOptions.OnConnected"/>. A message written to a websocket whose transport then dies
+/// is not sent again: delivery is at most once. Received messages of every websocket come through one
+/// <see cref="ReceiveAsync"/>, in order. Disposal stops every attempt and timer at once.</para>
+/// <para>Events are raised on the client's own loop, one at a time; an exception a handler throws is ignored. Read with
+/// <see cref="ReceiveAsync"/> from one reader at a time: unread messages pause a websocket's reading, which in time
+/// ends it with a keep-alive timeout.</para></remarks>
 public sealed class ReconnectingWebSocket : IAsyncDisposable
 {
     /// <summary>Ended websockets kept for <see cref="ReceiveAsync"/> before the oldest is dropped unread.</summary>

@@ -1,7 +1,9 @@
 namespace WebSocketCodec.Pipelines;
 
 /// <summary>How a <see cref="ReconnectingWebSocket"/> connects, when it tries again, and what becomes of messages sent
-/// while it is disconnected.</summary>
+/// while it is disconnected: pass it to the client's constructor when the defaults (HTTP/1.1,
+/// <see cref="ReconnectBackoff.Default"/>, <see cref="ReconnectPolicy.Default"/>, and a queue of up to 1,024 messages
+/// or 1 MiB) do not fit.</summary>
 public sealed record ReconnectingWebSocketOptions
 {
     /// <summary>How each websocket connects (subprotocols, headers, TLS and client certificates, the proxy, the

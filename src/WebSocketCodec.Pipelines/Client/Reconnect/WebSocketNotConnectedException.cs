@@ -1,7 +1,8 @@
 namespace WebSocketCodec.Pipelines;
 
-/// <summary>A <see cref="ReconnectingWebSocket"/> could not take a message: it is disconnected and its policy is
-/// <see cref="DisconnectedSendPolicy.Fail"/>, its queue is full, or it has stopped.</summary>
+/// <summary>What <see cref="ReconnectingWebSocket.SendAsync"/> throws when a <see cref="ReconnectingWebSocket"/> could
+/// not take a message: catch it to handle a message that was neither sent nor queued. The client is disconnected and
+/// its policy is <see cref="DisconnectedSendPolicy.Fail"/>, its queue is full, or it has stopped.</summary>
 public sealed class WebSocketNotConnectedException : InvalidOperationException
 {
     /// <summary>Creates the exception.</summary>
