@@ -3,7 +3,7 @@ using System.Diagnostics.Metrics;
 
 namespace WebSocketCodec;
 
-/// <summary>The names under which websockets report metrics (<see cref="Meter"/> <c>WebSocketCodec</c>) and traces
+/// <summary>The names under which websockets report metrics (<see cref="System.Diagnostics.Metrics.Meter"/> <c>WebSocketCodec</c>) and traces
 /// (<see cref="ActivitySource"/> <c>WebSocketCodec</c>, one activity per websocket): pass <see cref="Name"/> to
 /// OpenTelemetry's <c>AddMeter</c> and <c>AddSource</c> to collect them. Or listen with <c>dotnet-counters monitor
 /// --counters WebSocketCodec</c>.</summary>
