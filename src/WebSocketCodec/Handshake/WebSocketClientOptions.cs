@@ -9,7 +9,11 @@ namespace WebSocketCodec;
 /// (<see cref="Default"/>) do not fit.</summary>
 public sealed record WebSocketClientOptions
 {
-    /// <summary>The defaults.</summary>
+    /// <summary>The defaults, used when a client is given no options: a <see cref="HandshakeTimeout"/> of 10 s, no
+    /// <see cref="Subprotocols"/> or <see cref="Headers"/>, <see cref="WebSocketSessionOptions.Default"/> as
+    /// <see cref="Session"/>, no permessage-deflate offered (<see cref="Deflate"/> null), the system's certificate
+    /// validation with the URI's host as <c>TargetHost</c> (<see cref="Tls"/> null), and a direct connection
+    /// (<see cref="Proxy"/> null).</summary>
     public static WebSocketClientOptions Default { get; } = new();
 
     /// <summary>Subprotocols to offer, most preferred first.</summary>
@@ -18,7 +22,8 @@ public sealed record WebSocketClientOptions
     /// <summary>Further request header fields (Origin, Authorization, cookies...).</summary>
     public IReadOnlyList<KeyValuePair<string, string>> Headers { get; init; } = [];
 
-    /// <summary>How long connecting, TLS and the opening handshake may take together.</summary>
+    /// <summary>How long connecting (through the proxy, if any), TLS and the opening handshake may take together
+    /// (10 s).</summary>
     public TimeSpan HandshakeTimeout { get; init; } = TimeSpan.FromSeconds(10);
 
     /// <summary>Limits and timeouts of the websocket once open.</summary>
