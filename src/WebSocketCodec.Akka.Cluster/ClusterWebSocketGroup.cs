@@ -3,17 +3,24 @@ using Akka.Cluster.Tools.PublishSubscribe;
 
 namespace WebSocketCodec.Akka.Cluster;
 
-/// <summary>A <see cref="WebSocketGroup"/> across an Akka cluster, used like one: reach for it when a group's clients
-/// (a chat room, a feed, a notification channel) are spread over several servers; on one server,
-/// <see cref="WebSocketGroup"/> is enough. <see cref="Add"/> this node's websockets, <see cref="Broadcast"/> from any
-/// node.</summary>
+/// <summary>A websocket group across an Akka cluster: reach for it when a group's clients (a chat room, a feed, a
+/// notification channel) are spread over several servers; on one server, <see cref="WebSocketGroup"/> is enough.
+/// <see cref="Add"/> this node's websockets, <see cref="Broadcast"/> from any node.</summary>
 /// <remarks>A broadcast goes to this node's members at once (encoded once, the same bytes for all, never waiting on
 /// any), and to every other node that has the group as one message per node (a binary frame of ours: the opcode's byte
 /// and the payload, inside Akka's envelope), where it is encoded once and goes to that node's members. Every member
 /// gets one publisher's messages in the order they were published (Akka's remoting keeps the order between two nodes);
 /// messages of different publishers may interleave differently on different nodes. Each node applies its slow-member
 /// rule to its own members. Delivery between nodes is at most once: a message on its way to a node that crashes, or
-/// that is cut off until Akka gives up on it, is lost for that node's members.</remarks>
+/// that is cut off until Akka gives up on it, is lost for that node's members.
+/// <para>It has a <see cref="WebSocketGroup"/>'s <see cref="Add"/>, <see cref="Remove"/>, <see cref="Contains"/> and
+/// <see cref="Broadcast"/> of an opcode and a payload, with these differences: its slow-member policy is
+/// <see cref="SlowMemberPolicy.Close"/> unless <see cref="ClusterWebSocketGroups.Group"/> asks otherwise when it first
+/// makes the group on a node (a <see cref="WebSocketGroup"/>'s default is <see cref="SlowMemberPolicy.Skip"/>); it has no
+/// <see cref="WebSocketGroup.Broadcast(BroadcastFrame)"/>, so one encoding cannot be shared with other groups;
+/// <see cref="Broadcast"/>'s result and <see cref="LocalCount"/> are this node's, and <see cref="Local"/> is this node's
+/// members as a <see cref="WebSocketGroup"/> (its own broadcasts and <see cref="WebSocketGroup.CloseAll"/> stay on this
+/// node); a payload longer than <see cref="MaxPayloadLength"/> is refused.</para></remarks>
 public sealed class ClusterWebSocketGroup
 {
     private readonly ClusterWebSocketGroups _groups;
