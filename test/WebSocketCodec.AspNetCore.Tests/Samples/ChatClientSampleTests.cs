@@ -71,6 +71,8 @@ public sealed class ChatClientSampleTests
                 await client.WaitForLineAsync(line => line.StartsWith("# reconnecting in ", StringComparison.Ordinal), Bound, since);
             }
 
+            // After a refused attempt, so the output the clients guide shows has its order (attempts, then "# queued").
+            await ann.WaitForLineAsync(line => line.Contains("(attempt 2: ", StringComparison.Ordinal), Bound, annMark);
             await ann.WriteLineAsync("typed while the server was down");
             (_, int queued) = await ann.WaitForLineAtAsync(line => line == ConnectionLines.Queued, Bound, annMark);
 
