@@ -1,3 +1,5 @@
+using WebSocketCodec.Testing;
+
 namespace WebSocketCodec.Packaging.Tests.Infrastructure;
 
 /// <summary>Where this repository is, and the configuration this test assembly (and so src/) was built in.</summary>
@@ -9,19 +11,8 @@ internal static class Repository
     public const string Configuration = "Release";
 #endif
 
-    /// <summary>The folder holding WebSocketCodec.sln, found upwards from the test assembly.</summary>
-    public static string Root { get; } = FindRoot();
+    /// <summary>The folder holding WebSocketCodec.sln (found once, by <see cref="DocBlocks.Root"/>).</summary>
+    public static string Root => DocBlocks.Root;
 
     public static string Source(string project) => Path.Combine(Root, "src", project, project + ".csproj");
-
-    private static string FindRoot()
-    {
-        for (var dir = new DirectoryInfo(AppContext.BaseDirectory); dir is not null; dir = dir.Parent)
-        {
-            if (File.Exists(Path.Combine(dir.FullName, "WebSocketCodec.sln")))
-                return dir.FullName;
-        }
-
-        throw new InvalidOperationException("WebSocketCodec.sln not found above " + AppContext.BaseDirectory);
-    }
 }
