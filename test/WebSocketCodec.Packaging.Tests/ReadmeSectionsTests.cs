@@ -70,4 +70,30 @@ public sealed class ReadmeSectionsTests
                 Assert.True(guides.Contains($"({href})", StringComparison.Ordinal), $"docs/guides/index.md links {href}");
         }
     }
+
+    /// <summary>
+    /// Each package's README is its NuGet page: short (the guides hold the rest) and with absolute links only, since a
+    /// relative link does not resolve there.
+    /// </summary>
+    [Fact]
+    public void EveryPackageReadmeIsShortWithAbsoluteLinks()
+    {
+        string[] packages = Directory.GetDirectories(Path.Combine(DocBlocks.Root, "src"))
+            .Where(d => Directory.GetFiles(d, "*.csproj").Length == 1).ToArray();
+        Assert.True(packages.Length >= 6, $"found {packages.Length} package folders under src/");
+        foreach (string package in packages)
+        {
+            string name = Path.GetFileName(package);
+            string path = Path.Combine(package, "README.md");
+            Assert.True(File.Exists(path), $"{name} has no README.md (its NuGet page)");
+            string[] lines = File.ReadAllLines(path);
+            Assert.True(lines.Length <= 80, $"src/{name}/README.md has {lines.Length} lines (at most 80: link to the guides)");
+            foreach (System.Text.RegularExpressions.Match link in System.Text.RegularExpressions.Regex.Matches(string.Join('\n', lines), @"\]\(([^)\s]+)\)"))
+            {
+                string target = link.Groups[1].Value;
+                Assert.True(target.StartsWith("https://", StringComparison.Ordinal) || target.StartsWith('#'),
+                    $"src/{name}/README.md links '{target}', which does not resolve on NuGet (use an absolute https link)");
+            }
+        }
+    }
 }

@@ -62,8 +62,18 @@ internal static partial class DocProjects
         return projects;
     }
 
-    /// <summary>The newest Akka.Cluster.Hosting served (Directory.Packages.props).</summary>
-    public const string AkkaClusterHostingVersion = "1.5.73";
+    /// <summary>The Akka.Cluster.Hosting the repository pins (Directory.Packages.props), for the snippets' project.</summary>
+    public static string AkkaClusterHostingVersion => CentralVersion("Akka.Cluster.Hosting")
+        ?? throw new InvalidOperationException("Directory.Packages.props pins no Akka.Cluster.Hosting");
+
+    /// <summary>The version Directory.Packages.props pins for a NuGet package, or null when it pins none.</summary>
+    public static string? CentralVersion(string id) => CentralVersions.Value.GetValueOrDefault(id);
+
+    private static readonly Lazy<Dictionary<string, string>> CentralVersions = new(() =>
+        System.Xml.Linq.XDocument.Load(Path.Combine(DocBlocks.Root, "Directory.Packages.props"))
+            .Descendants("PackageVersion")
+            .Where(e => e.Attribute("Include") is not null && e.Attribute("Version") is not null)
+            .ToDictionary(e => e.Attribute("Include")!.Value, e => e.Attribute("Version")!.Value, StringComparer.OrdinalIgnoreCase));
 
     private static string Snippet(DocBlock block)
     {
@@ -111,6 +121,8 @@ internal static partial class DocProjects
             string packageVersion = at < 0 ? version : package[(at + 1)..];
             if (at < 0 && !Packages.Contains(id))
                 throw new InvalidOperationException($"{block?.Where}: '{id}' is not one of our packages; a NuGet package is written Id@version");
+            if (at >= 0 && CentralVersion(id) is { } pinned && pinned != packageVersion)
+                throw new InvalidOperationException($"{block?.Where}: {id}@{packageVersion}, but the repository pins {pinned} (Directory.Packages.props): a reader would copy a version we do not test");
             lines.Append(CultureInfo.InvariantCulture, $"    <PackageReference Include=\"{id}\" Version=\"{packageVersion}\" />\n");
         }
 
