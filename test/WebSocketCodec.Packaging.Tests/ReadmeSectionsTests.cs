@@ -1,3 +1,4 @@
+using System.Text.RegularExpressions;
 using WebSocketCodec.Testing;
 
 namespace WebSocketCodec.Packaging.Tests;
@@ -86,9 +87,10 @@ public sealed class ReadmeSectionsTests
             string name = Path.GetFileName(package);
             string path = Path.Combine(package, "README.md");
             Assert.True(File.Exists(path), $"{name} has no README.md (its NuGet page)");
-            string[] lines = File.ReadAllLines(path);
-            Assert.True(lines.Length <= 80, $"src/{name}/README.md has {lines.Length} lines (at most 80: link to the guides)");
-            foreach (System.Text.RegularExpressions.Match link in System.Text.RegularExpressions.Regex.Matches(string.Join('\n', lines), @"\]\(([^)\s]+)\)"))
+            string text = File.ReadAllText(path);
+            int lines = text.TrimEnd('\n').Split('\n').Length;
+            Assert.True(lines <= 80, $"src/{name}/README.md has {lines} lines (at most 80: link to the guides)");
+            foreach (Match link in Regex.Matches(text, @"\]\(([^)\s]+)\)"))
             {
                 string target = link.Groups[1].Value;
                 Assert.True(target.StartsWith("https://", StringComparison.Ordinal) || target.StartsWith('#'),
