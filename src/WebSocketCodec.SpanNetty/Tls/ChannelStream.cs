@@ -189,6 +189,9 @@ internal sealed class ChannelStream(IChannelHandlerContext context) : Stream, IV
         }
 
         _output ??= ThreadSafeAllocation.For(context.Allocator).Buffer(Math.Max(InitialOutputSize, bytes.Length));
+        // Grown first: SpanNetty 0.7.2012.2221's WriteBytes(ReadOnlySpan) checks the writer index before it grows the
+        // buffer, and throws when the buffer is exactly full (the connection then closed mid-stream).
+        _output.EnsureWritable(bytes.Length);
         _output.WriteBytes(bytes);
     }
 
