@@ -45,6 +45,8 @@ internal sealed class ClientWebSocketLoad : ILoadConnection
         set => _measuring = value;
     }
 
+    public bool Ended => _receiving?.IsCompleted == true;
+
     public string State => $"send {_sending?.Status}, receive {_receiving?.Status}, in flight {Volatile.Read(ref _inFlight)}, {_socket.State}";
 
     /// <summary>Opens the websocket over HTTP/1.1, or over HTTP/2 through <paramref name="invoker"/> (extended

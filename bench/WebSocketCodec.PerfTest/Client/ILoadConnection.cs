@@ -18,6 +18,10 @@ internal interface ILoadConnection : IAsyncDisposable
     /// <summary>Round trips recorded while measuring (nanoseconds).</summary>
     LongHistogram Latency { get; }
 
+    /// <summary>Whether the receive loop has ended: before the runner stops the connection, the server closed or broke
+    /// it.</summary>
+    bool Ended { get; }
+
     /// <summary>Where the loops are, for a stuck run's report.</summary>
     string State { get; }
 

@@ -215,6 +215,8 @@ internal sealed class LoadConnection : ILoadConnection
     private volatile bool _stopped;
     private volatile string _stage = "starting";
 
+    public bool Ended => _receiving?.IsCompleted == true;
+
     public string State => $"send {_sending?.Status} ({_stage}), receive {_receiving?.Status}, in flight {Volatile.Read(ref _inFlight)}";
 
     public Task RunAsync(CancellationToken cancellationToken)

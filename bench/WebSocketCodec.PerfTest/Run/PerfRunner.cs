@@ -83,6 +83,7 @@ public static class PerfRunner
             await Task.Delay(options.Duration, cancellationToken);
             connections.ForEach(c => c.Measuring = false);
             double seconds = clock.Elapsed.TotalSeconds;
+            EnsureNoneEnded(connections);
             serverCpu = server.CpuTime - serverCpu;
             clientCpu = Process.GetCurrentProcess().TotalProcessorTime - clientCpu;
             var after = await server.GcAsync();
@@ -142,6 +143,20 @@ public static class PerfRunner
             {
                 await connection.DisposeAsync();
             }
+        }
+    }
+
+    /// <summary>Fails the run when a connection's receive loop ended before the runner stopped it: an echo server never closes
+    /// a websocket, so the server closed or broke it, and its rate would read as a stall rather than as the failure it
+    /// is.</summary>
+    private static void EnsureNoneEnded(List<ILoadConnection> connections)
+    {
+        ILoadConnection[] ended = connections.Where(c => c.Ended).ToArray();
+        if (ended.Length > 0)
+        {
+            throw new InvalidOperationException(
+                $"{ended.Length} of {connections.Count} load connections ended during the run (the server closed or broke them; see its output): "
+                + string.Join(", ", ended.Select(c => c.State)));
         }
     }
 
