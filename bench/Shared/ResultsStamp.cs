@@ -36,7 +36,7 @@ internal sealed record ResultsStamp(string Commit, string Date, string Cpu, stri
         CurrentCommit(),
         DateTime.UtcNow.ToString("yyyy-MM-dd HH:mm", CultureInfo.InvariantCulture) + " UTC",
         CpuModel(),
-        Environment.ProcessorCount.ToString(CultureInfo.InvariantCulture),
+        MachineCores().ToString(CultureInfo.InvariantCulture),
         RuntimeInformation.FrameworkDescription,
         RuntimeInformation.OSDescription,
         command);
@@ -54,6 +54,37 @@ internal sealed record ResultsStamp(string Commit, string Date, string Cpu, stri
         // The pages themselves change as a run writes them (a soak's state file, the page being rewritten): only changes
         // outside bench/results make the code measured differ from the commit.
         return string.IsNullOrEmpty(Git("status --porcelain --untracked-files=no -- :(top) :(top,exclude)bench/results")) ? head : head + " (with uncommitted changes)";
+    }
+
+    /// <summary>The machine's online cores (Linux: /sys/devices/system/cpu/online), not the process's: a tool that pins
+    /// itself to one core (the perf tool's load) still stamps the machine it ran on. Else <see cref="Environment.ProcessorCount"/>.</summary>
+    public static int MachineCores()
+    {
+        try
+        {
+            const string Online = "/sys/devices/system/cpu/online";
+            if (File.Exists(Online))
+            {
+                int count = 0;
+                foreach (string range in File.ReadAllText(Online).Trim().Split(',', StringSplitOptions.RemoveEmptyEntries))
+                {
+                    string[] ends = range.Split('-');
+                    int first = int.Parse(ends[0], CultureInfo.InvariantCulture);
+                    count += ends.Length == 2 ? int.Parse(ends[1], CultureInfo.InvariantCulture) - first + 1 : 1;
+                }
+
+                if (count > 0)
+                {
+                    return count;
+                }
+            }
+        }
+        catch (Exception error) when (error is IOException or UnauthorizedAccessException or FormatException or OverflowException)
+        {
+            // Fall through to the process's view.
+        }
+
+        return Environment.ProcessorCount;
     }
 
     /// <summary>The CPU's model name (Linux: /proc/cpuinfo), else the process architecture.</summary>

@@ -62,7 +62,7 @@ public sealed class StalledMemberSmokeTests
         Assert.Contains("| 1,000 | 1 KiB | aspnet-loop | 10 | 13.00 | **held** after 0 broadcasts | - | 25.00 | - | - | 13.00-13.00 | - | 0/1/1 | **no** |", page, StringComparison.Ordinal);
         Assert.Contains("| 1 | 1,000 | 1 KiB | aspnet-loop +10 stalled |", page, StringComparison.Ordinal);
         Assert.Contains("held by a stalled member after 0 broadcasts", page, StringComparison.Ordinal);
-        Assert.DoesNotContain("machine was busy", page, StringComparison.Ordinal);
+        Assert.DoesNotContain("above 4:", page, StringComparison.Ordinal);
 
         // The CPU medians count only the runs without stalled members (group: 10,000 µs from three runs, not six).
         Assert.Contains("| 1,000 | 1 KiB | group | 10000 |", page, StringComparison.Ordinal);

@@ -75,7 +75,7 @@ public static class BurstPage
 
         double load = results.Count == 0 ? 0 : results.Max(r => r.LoadAverage);
         Line($"");
-        Line($"Load average (1 min) at the ends of the runs: {(results.Count == 0 ? 0 : results.Min(r => r.LoadAverage)):F2}-{load:F2}{(load > 4 ? " — **the machine was busy** (other work on the shared VM) during part of this run" : "")}.");
+        Line($"Load average (1 min) at the ends of the runs: {(results.Count == 0 ? 0 : results.Min(r => r.LoadAverage)):F2}-{load:F2}{(load > 4 ? " — above 4: the tool's own server and clients count in it (a burst raises it and it carries into the next runs' lines), and so would other work on the machine" : "")}.");
         return page.ToString();
     }
 

@@ -58,7 +58,7 @@ internal static class StalledReport
 
         double load = results.Max(r => r.LoadAverage);
         Line($"");
-        Line($"Load average (1 min) at the ends of the runs: {results.Min(r => r.LoadAverage):F2}-{load:F2}{(load > 4 ? " — **the machine was busy** (other builds on the shared VM) during part of this run: read the ratios with that in mind" : "")}.");
+        Line($"Load average (1 min) at the ends of the runs: {results.Min(r => r.LoadAverage):F2}-{load:F2}{(load > 4 ? " — above 4: the tool's own server and clients count in it, and so would other work on the machine; the ratios compare runs interleaved under the same load" : "")}.");
     }
 
     private static string Ratio(double value, double against, int runs) =>
