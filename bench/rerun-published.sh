@@ -88,8 +88,8 @@ history=(
 # bench/Shared/ResultsStamp.cs; a shell script cannot link that file).
 echo_sample() {
   local out=$r/echo-sample-$(( $1 / 1000 ))k.md dirty=""
-  # as ResultsStamp.CurrentCommit: only changes outside bench/results (pages written by earlier steps) make it dirty
-  [ -z "$(git status --porcelain --untracked-files=no -- ':(top)' ':(top,exclude)bench/results')" ] || dirty=" (with uncommitted changes)"
+  # as ResultsStamp.CurrentCommit: changes outside bench/results and the AFL corpus (what earlier steps wrote) make it dirty
+  [ -z "$(git status --porcelain --untracked-files=no -- ':(top)' ':(top,exclude)bench/results' ':(top,exclude)bench/WebSocketCodec.Fuzz/afl/corpus')" ] || dirty=" (with uncommitted changes)"
   {
     echo "# samples/EchoServer with no flags, $1 websockets (the scale tool's client processes)"
     echo

@@ -51,9 +51,10 @@ internal sealed record ResultsStamp(string Commit, string Date, string Cpu, stri
             return "unknown (no git)";
         }
 
-        // The pages themselves change as a run writes them (a soak's state file, the page being rewritten): only changes
-        // outside bench/results make the code measured differ from the commit.
-        return string.IsNullOrEmpty(Git("status --porcelain --untracked-files=no -- :(top) :(top,exclude)bench/results")) ? head : head + " (with uncommitted changes)";
+        // The pages themselves change as a run writes them (a soak's state file, the page being rewritten), and so does
+        // the AFL corpus the coverage runs minimise back into the tree: only changes elsewhere make the code measured
+        // differ from the commit.
+        return string.IsNullOrEmpty(Git("status --porcelain --untracked-files=no -- :(top) :(top,exclude)bench/results :(top,exclude)bench/WebSocketCodec.Fuzz/afl/corpus")) ? head : head + " (with uncommitted changes)";
     }
 
     /// <summary>The machine's online cores (Linux: /sys/devices/system/cpu/online), not the process's: a tool that pins
