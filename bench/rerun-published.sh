@@ -80,6 +80,8 @@ history=(
 "spannetty-h2-socket-before-coalescer.md|SpanNetty HTTP/2 before Http2WriteCoalescer (c6f629c)"
 "spannetty-h2-libuv-before-coalescer.log|SpanNetty HTTP/2 on libuv before Http2WriteCoalescer (c6f629c)"
 "spannetty-h2-libuv-gather-only.log|SpanNetty HTTP/2 on libuv with the gather-only coalescer (7ce356b)"
+"spannetty-h2-tls-fixed-socket.md|SpanNetty HTTP/2 over TLS after the TLS output fix (measured at 7195547), the check beside the 3de665d page"
+"spannetty-h2-tls-fixed-libuv.md|SpanNetty HTTP/2 over TLS on libuv after the TLS output fix (measured at 7195547), the check beside the 3de665d page"
 "deflate-summary.md|written by hand from the deflate pages"
 "spannetty-h2-summary.md|written by hand from the spannetty-h2 pages"
 )
