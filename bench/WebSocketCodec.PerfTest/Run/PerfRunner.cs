@@ -146,9 +146,9 @@ public static class PerfRunner
         }
     }
 
-    /// <summary>Fails the run when a connection's receive loop ended before the runner stopped it: an echo server never closes
-    /// a websocket, so the server closed or broke it, and its rate would read as a stall rather than as the failure it
-    /// is.</summary>
+    /// <summary>Fails the run when a connection's receive loop ended before the runner stopped it: an echo server never
+    /// closes a websocket, so the server closed or broke it, and its rate would read as a stall rather than as the
+    /// failure it is.</summary>
     private static void EnsureNoneEnded(List<ILoadConnection> connections)
     {
         ILoadConnection[] ended = connections.Where(c => c.Ended).ToArray();
