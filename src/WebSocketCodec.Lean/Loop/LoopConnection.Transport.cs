@@ -4,8 +4,9 @@ using WebSocketCodec.Lean.Native;
 
 namespace WebSocketCodec.Lean.Loop;
 
-// The driver's port: output straight to the socket (on the loop: once, at the end of the iteration), a flush held back
-// only while more than PauseThreshold bytes wait for the peer, reading paused lazily, requests queued to the loop.
+// The driver's port: output to the socket by the loop, once per iteration whoever flushed it (a chunk's worth at once),
+// a flush held back only while more than PauseThreshold bytes wait for the peer, reading paused lazily, requests
+// queued to the loop.
 internal sealed partial class LoopConnection : IWebSocketTransport, IBufferWriter<byte>, IValueTaskSource<bool>
 {
     /// <summary>Unsent bytes above which a flush waits for the socket (as a pipe's pause threshold).</summary>
@@ -64,15 +65,22 @@ internal sealed partial class LoopConnection : IWebSocketTransport, IBufferWrite
             }
 
             long unsent = _output.MarkFlushed();
-            if (!onLoop || unsent >= SocketOutput.ChunkSize)
+            if (unsent >= SocketOutput.ChunkSize)
             {
-                // Off the loop the caller writes (no hop to the loop); on it, a chunk's worth goes now rather than at
-                // the end of the iteration (its chunks go back to the pool at once, warm, instead of every connection
-                // of the loop holding its own until then). No flush waits here (the driver runs one at a time).
+                // A chunk's worth goes now, on the loop or off it, rather than at the end of the iteration or the loop's
+                // next turn: its chunks go back to the pool at once, warm. No flush waits here (the driver runs one at a
+                // time).
                 if (!SendLocked(out _))
                 {
                     return new ValueTask<bool>(false);
                 }
+            }
+            else if (!onLoop && unsent > 0)
+            {
+                // Less than that is written by the loop at its next turn, with whatever else this connection's writers
+                // flush meanwhile: a broadcast to many websockets then costs one write per websocket and turn, not
+                // one per frame (Kestrel's pipes coalesce the same way). One request, however many flushes.
+                Request(RequestSend);
             }
 
             if (_output.Unsent > PauseThreshold)

@@ -22,6 +22,7 @@ internal sealed partial class LoopConnection
     private const int RequestTurn = 1;
     private const int RequestAbort = 2;
     private const int RequestEnded = 4;
+    private const int RequestSend = 8;
     private const int MaxRefusalDrain = 64 * 1024;
     private static readonly long RefusalDrainTime = Stopwatch.Frequency;       // 1 s, as the Pipelines handshake
     private static readonly long ClosingLinger = Stopwatch.Frequency * 2;      // unsent bytes after the end
@@ -137,6 +138,11 @@ internal sealed partial class LoopConnection
         if ((requests & RequestEnded) != 0)
         {
             OnEnded();
+        }
+
+        if ((requests & RequestSend) != 0)
+        {
+            _loop.MarkDirty(this); // written with the loop's other output at the end of this iteration
         }
     }
 
