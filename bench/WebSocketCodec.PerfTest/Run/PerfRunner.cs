@@ -167,10 +167,15 @@ public static class PerfRunner
         var waited = Stopwatch.StartNew();
         while (connections.Any(c => c.Echoed == 0))
         {
+            // A server that closes a websocket ends its receive loop only: the send loop waits for echoes.
             Task? ended = running.FirstOrDefault(t => t.IsCompleted);
-            if (ended is not null)
+            if (ended is not null || connections.Any(c => c.Ended))
             {
-                await ended;
+                if (ended is not null)
+                {
+                    await ended; // its failure, when it failed
+                }
+
                 throw new InvalidOperationException("A load connection stopped before its first echo: " + string.Join(", ", connections.Select(c => c.State)));
             }
 
