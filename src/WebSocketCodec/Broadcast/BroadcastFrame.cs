@@ -15,13 +15,17 @@ public sealed class BroadcastFrame : IDisposable
 
     private readonly ArrayPool<byte> _pool;
     private byte[]? _array;
+    private readonly int _capacity;
     private int _references = 1;
     private int _disposed;
+    private int _queuedBy;           // members' queues that hold the frame now
+    private BroadcastBudget? _budget; // where its queued bytes count (the budget of the group that first queued it)
 
     private BroadcastFrame(ArrayPool<byte> pool, byte[] array, int length, WebSocketOpcode opcode, int payloadLength, bool encoded = true)
     {
         _pool = pool;
         _array = array;
+        _capacity = array.Length;
         Length = length;
         Opcode = opcode;
         PayloadLength = payloadLength;
@@ -96,6 +100,30 @@ public sealed class BroadcastFrame : IDisposable
         payload.CopyTo(array);
         return new BroadcastFrame(pool, array, payload.Length + FrameHeaderReader.MaxHeaderLength, opcode, payload.Length, encoded: false);
     }
+
+    /// <summary>The pooled buffer's size: what the frame holds while queued, however many queues hold it.</summary>
+    internal int Capacity => _capacity;
+
+    /// <summary>The budget a queued copy of this frame counts against: the one it counts against already, or
+    /// <paramref name="budget"/> (the queuing group's) when none holds it yet.</summary>
+    internal BroadcastBudget BudgetOr(BroadcastBudget budget) => Volatile.Read(ref _budget) ?? budget;
+
+    /// <summary>What one more queue holding the frame costs its budget: a reference, and the buffer itself when no
+    /// queue holds it yet.</summary>
+    internal long QueueCost => BroadcastBudget.ReferenceBytes + (Volatile.Read(ref _queuedBy) == 0 ? _capacity : 0);
+
+    /// <summary>A member's queue took the frame: counted against its budget (the buffer once for all queues).</summary>
+    /// <returns>The budget it counts against.</returns>
+    internal BroadcastBudget Queued(BroadcastBudget budget)
+    {
+        BroadcastBudget charged = Volatile.Read(ref _budget) ?? Interlocked.CompareExchange(ref _budget, budget, null) ?? budget;
+        charged.Add(BroadcastBudget.ReferenceBytes + (Interlocked.Increment(ref _queuedBy) == 1 ? _capacity : 0));
+        return charged;
+    }
+
+    /// <summary>A member's queue gave the frame up (before <see cref="Release"/>): its budget is credited.</summary>
+    internal void Dequeued() =>
+        _budget!.Add(-(BroadcastBudget.ReferenceBytes + (Interlocked.Decrement(ref _queuedBy) == 0 ? _capacity : 0)));
 
     /// <summary>Gives up the creator's reference (once; later calls do nothing). Recipients still holding the frame
     /// keep it until they have taken its bytes.</summary>

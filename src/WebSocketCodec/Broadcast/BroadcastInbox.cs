@@ -10,9 +10,12 @@ namespace WebSocketCodec;
 /// under its high water mark, and releases each. The rest stay queued (a reference each, not a copy) until the host
 /// reports the output drained (<see cref="OutputDrained"/>). Once a frame is queued, later ones queue behind it, so a
 /// member gets a group's messages in the group's order. A member is slow by progress, not by level: the host's
-/// slow-consumer timer (<see cref="SlowConsumerWatch"/>) closes one whose peer took nothing for the timeout, and under
-/// <see cref="SlowMemberPolicy.Close"/> one whose queued output would pass <see cref="WebSocketSessionOptions.OutboundHardLimit"/>
-/// is closed at once. The hosts derive from it, sealed.
+/// slow-consumer timer (<see cref="SlowConsumerWatch"/>) closes one whose peer took nothing for the timeout. What a
+/// queued frame holds counts against a process-wide <see cref="BroadcastBudget"/> (once, however many members hold
+/// it); when a frame would pass it, members are closed, the largest backlog first (under
+/// <see cref="SlowMemberPolicy.Skip"/>, the frame is skipped for this member). An application may also cap one
+/// member's backlog (<see cref="WebSocketSessionOptions.OutboundHardLimit"/>, off by default). The hosts derive from
+/// it, sealed.
 /// </summary>
 internal abstract class BroadcastInbox
 {
@@ -22,7 +25,8 @@ internal abstract class BroadcastInbox
     private ConcurrentQueue<BroadcastFrame>? _queue; // made when a frame first has to wait: most never do
     private long _queuedBytes; // counted before a frame is queued and after it is taken: 0 means none waits
     private int _scheduled;
-    private int _closeRequested;
+    private int _closeRequested; // 0: no; 1: a slow member's close asked for, its run still to come; 2: done or ended
+    private BroadcastBudget? _registered; // the budget that can find this member to close it
 
     /// <summary>Which end the websocket is (broadcast frames are server frames).</summary>
     public abstract WebSocketRole Role { get; }
@@ -37,7 +41,8 @@ internal abstract class BroadcastInbox
     protected abstract long HighWaterMark { get; }
 
     /// <summary>The most bytes the output and the queue may hold together before a member under
-    /// <see cref="SlowMemberPolicy.Close"/> is closed (never under <see cref="HighWaterMark"/>).</summary>
+    /// <see cref="SlowMemberPolicy.Close"/> is closed (never under <see cref="HighWaterMark"/>); zero for no such limit
+    /// (the budget alone bounds the queue).</summary>
     protected abstract long HardLimit { get; }
 
     /// <summary>Bytes in the output not yet taken by the transport; read from any thread, without the host's lock (an
@@ -55,9 +60,18 @@ internal abstract class BroadcastInbox
     protected bool QueueIsEmpty => Volatile.Read(ref _queuedBytes) == 0;
 
     /// <summary>Offers a frame (the caller holds a reference for the duration of the call). Never waits.</summary>
-    public BroadcastOutcome Offer(BroadcastFrame frame, SlowMemberPolicy policy)
+    /// <param name="frame">The frame.</param>
+    /// <param name="policy">What to do when the member cannot take it now and it cannot be queued.</param>
+    /// <param name="budget">The queuing group's budget (a frame queued before counts against its own).</param>
+    public BroadcastOutcome Offer(BroadcastFrame frame, SlowMemberPolicy policy, BroadcastBudget budget)
     {
-        if (!CanSend || Volatile.Read(ref _closeRequested) != 0)
+        int closing = Volatile.Read(ref _closeRequested);
+        if (closing == 1)
+        {
+            return BroadcastOutcome.Closed; // a budget closed it for being furthest behind; its close is on its way
+        }
+
+        if (closing != 0 || !CanSend)
         {
             return BroadcastOutcome.Gone;
         }
@@ -71,12 +85,10 @@ internal abstract class BroadcastInbox
                 return BroadcastOutcome.Skipped; // a feed: the next message supersedes this one
             }
         }
-        else if ((queued > 0 || !writable) && queued + OutputBytes + frame.Length > Math.Max(HardLimit, HighWaterMark))
+        else if (HardLimit > 0 && (queued > 0 || !writable) && queued + OutputBytes + frame.Length > Math.Max(HardLimit, HighWaterMark))
         {
-            // Behind by more than the hard limit: however fast it reads, it would hold the room's memory.
-            Volatile.Write(ref _closeRequested, 1);
-            ScheduleRun();
-            return BroadcastOutcome.Closed;
+            // Behind by more than the application's limit for one member.
+            return RequestSlowClose();
         }
 
         if (queued == 0 && writable && TryAppendNow(frame))
@@ -84,14 +96,86 @@ internal abstract class BroadcastInbox
             return BroadcastOutcome.Sent;
         }
 
-        ObjectDisposedException.ThrowIf(!frame.TryRetain(), frame);
+        BroadcastBudget charged = frame.BudgetOr(budget);
+        if (charged.WouldPass(frame.QueueCost))
+        {
+            if (policy == SlowMemberPolicy.Skip)
+            {
+                return BroadcastOutcome.Skipped;
+            }
 
+            if (!charged.MakeRoom(frame.QueueCost, this))
+            {
+                if (Volatile.Read(ref _closeRequested) != 0)
+                {
+                    return BroadcastOutcome.Closed; // closed by the budget, as the largest backlog
+                }
+
+                charged.CountClosed(); // no member left whose close would make room
+                return RequestSlowClose();
+            }
+        }
+
+        ObjectDisposedException.ThrowIf(!frame.TryRetain(), frame);
+        Register(frame.Queued(charged));
         Interlocked.Add(ref _queuedBytes, frame.Length);
         ConcurrentQueue<BroadcastFrame> queue = Volatile.Read(ref _queue)
             ?? Interlocked.CompareExchange(ref _queue, new ConcurrentQueue<BroadcastFrame>(), null) ?? _queue!;
         queue.Enqueue(frame);
         ScheduleRun();
         return BroadcastOutcome.Sent;
+    }
+
+    /// <summary>Asks for this slow member's close on its own thread.</summary>
+    private BroadcastOutcome RequestSlowClose()
+    {
+        Volatile.Write(ref _closeRequested, 1);
+        ScheduleRun();
+        return BroadcastOutcome.Closed;
+    }
+
+    /// <summary>Whether the member can take no more frames (ended, or its close was asked for).</summary>
+    internal bool IsGone => !CanSend || Volatile.Read(ref _closeRequested) != 0;
+
+    /// <summary>How far behind the member is, for a budget choosing whom to close: its queued frames and unsent output
+    /// (zero when nothing is queued: closing it would free nothing of the budget).</summary>
+    internal long Backlog
+    {
+        get
+        {
+            long queued = Volatile.Read(ref _queuedBytes);
+            return queued == 0 ? 0 : queued + OutputBytes;
+        }
+    }
+
+    /// <summary>Closes this member for a budget (any thread): its queue is released now, and its close (1008) runs on
+    /// its own thread.</summary>
+    /// <returns>False when it was closing or gone already.</returns>
+    internal bool TryEvict()
+    {
+        if (!CanSend || Interlocked.CompareExchange(ref _closeRequested, 1, 0) != 0)
+        {
+            return false;
+        }
+
+        ReleaseQueue();
+        ScheduleRun();
+        return true;
+    }
+
+    /// <summary>Lets the budget find this member (once; the first budget that counts a frame of its queue).</summary>
+    private void Register(BroadcastBudget budget)
+    {
+        if (Volatile.Read(ref _registered) is not null || Interlocked.CompareExchange(ref _registered, budget, null) is not null)
+        {
+            return;
+        }
+
+        budget.Register(this);
+        if (Volatile.Read(ref _closeRequested) == 2)
+        {
+            budget.Unregister(this); // ended meanwhile, after its end looked for a budget to leave
+        }
     }
 
     /// <summary>Queues one of the websocket's own messages (<see cref="BroadcastFrame.IsEncoded"/> false) for its own
@@ -250,6 +334,11 @@ internal abstract class BroadcastInbox
             Interlocked.Add(ref _queuedBytes, -frame.Length);
             try
             {
+                if (frame.IsEncoded)
+                {
+                    frame.Dequeued();
+                }
+
                 if (CanSend && ReferenceEquals(frame, next))
                 {
                     AppendLocked(frame);
@@ -276,7 +365,8 @@ internal abstract class BroadcastInbox
     /// never report its output drained again). Any thread.</summary>
     public void Abandon()
     {
-        Volatile.Write(ref _closeRequested, 2);
+        Interlocked.Exchange(ref _closeRequested, 2); // a full fence: a registration in progress sees it, or is seen
+        Volatile.Read(ref _registered)?.Unregister(this);
         DiscardQueued();
     }
 
@@ -284,10 +374,21 @@ internal abstract class BroadcastInbox
     protected void DiscardQueued()
     {
         Interlocked.Exchange(ref _scheduled, 0);
+        ReleaseQueue();
+    }
+
+    /// <summary>Releases every queued frame (any thread: each is released by whoever dequeued it).</summary>
+    private void ReleaseQueue()
+    {
         ConcurrentQueue<BroadcastFrame>? queue = Volatile.Read(ref _queue);
         while (queue is not null && queue.TryDequeue(out BroadcastFrame? frame))
         {
             Interlocked.Add(ref _queuedBytes, -frame.Length);
+            if (frame.IsEncoded)
+            {
+                frame.Dequeued();
+            }
+
             frame.Release();
         }
     }

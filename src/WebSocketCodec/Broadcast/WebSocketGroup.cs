@@ -8,7 +8,8 @@ namespace WebSocketCodec;
 /// <see cref="Broadcast(WebSocketOpcode, ReadOnlySpan{byte})"/> encodes the message once into pooled memory and hands
 /// the same bytes to every member's output, never waiting on any: a member's own thread takes them when its output is
 /// busy, and a member above its high water mark is skipped or has them queued until it is found slow
-/// (<see cref="SlowMemberPolicy"/>), instead of holding up the others. Broadcasts of one group are serialized, so every member gets them in the same order.
+/// (<see cref="SlowMemberPolicy"/>), instead of holding up the others; what queued messages hold is bounded by a
+/// <see cref="BroadcastBudget"/>, the process's unless given one. Broadcasts of one group are serialized, so every member gets them in the same order.
 /// Thread-safe: members may join and leave while a broadcast runs (one removed meanwhile may still get that
 /// broadcast, one added meanwhile may not); members that can no longer send are dropped at the next broadcast.
 /// Members may be websockets of different hosts and protocols (Kestrel HTTP/1.1 and HTTP/2, SpanNetty).
@@ -20,6 +21,7 @@ public sealed class WebSocketGroup
     private readonly List<BroadcastInbox> _members = [];
     private readonly Dictionary<BroadcastInbox, int> _index = new(ReferenceEqualityComparer.Instance);
     private readonly ArrayPool<byte> _pool;
+    private readonly BroadcastBudget _budget;
     private BroadcastInbox[] _snapshot = [];
     private int _snapshotCount;
     private bool _changed;
@@ -29,14 +31,20 @@ public sealed class WebSocketGroup
     /// <summary>Creates an empty group.</summary>
     /// <param name="slowMemberPolicy">What a broadcast does for a member above its high water mark.</param>
     /// <param name="pool">Where broadcast frames' memory comes from (the shared pool when not given).</param>
-    public WebSocketGroup(SlowMemberPolicy slowMemberPolicy = SlowMemberPolicy.Skip, ArrayPool<byte>? pool = null)
+    /// <param name="budget">What messages queued for members may hold, with other groups' that share it
+    /// (<see cref="BroadcastBudget.Shared"/>, the process's, when not given).</param>
+    public WebSocketGroup(SlowMemberPolicy slowMemberPolicy = SlowMemberPolicy.Skip, ArrayPool<byte>? pool = null, BroadcastBudget? budget = null)
     {
         SlowMemberPolicy = slowMemberPolicy;
         _pool = pool ?? ArrayPool<byte>.Shared;
+        _budget = budget ?? BroadcastBudget.Shared;
     }
 
     /// <summary>What a broadcast does for a member above its high water mark.</summary>
     public SlowMemberPolicy SlowMemberPolicy { get; }
+
+    /// <summary>The budget the messages queued for this group's members count against.</summary>
+    public BroadcastBudget Budget => _budget;
 
     /// <summary>The number of members now.</summary>
     public int Count
@@ -205,7 +213,7 @@ public sealed class WebSocketGroup
         for (int i = 0; i < count; i++)
         {
             BroadcastInbox member = members[i];
-            switch (member.Offer(frame, SlowMemberPolicy))
+            switch (member.Offer(frame, SlowMemberPolicy, _budget))
             {
                 case BroadcastOutcome.Sent:
                     sent++;

@@ -53,4 +53,8 @@ public static class WebSocketTelemetry
 
     internal static readonly Counter<long> BroadcastClosed =
         Meter.CreateCounter<long>("websocketcodec.broadcast.closed", "{websocket}", "Group members closed by the slow-member policy.");
+
+    internal static readonly ObservableGauge<long> BroadcastQueued =
+        Meter.CreateObservableGauge("websocketcodec.broadcast.queued", static () => BroadcastBudget.Shared.QueuedBytes, "By",
+            "Bytes that group messages waiting for their members hold now, against the process's broadcast budget.");
 }

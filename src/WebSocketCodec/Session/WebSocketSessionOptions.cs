@@ -73,16 +73,19 @@ public sealed record WebSocketSessionOptions
     /// <summary>How long the peer of a websocket above its high water mark may take none of its output (it stopped
     /// reading) before it is closed with 1008 "slow consumer" and, when even that Close cannot be written within
     /// <see cref="CloseTimeout"/>, aborted. Judged by progress, not by level: a peer that keeps taking bytes, however
-    /// far behind a burst left it, is not slow (see <see cref="OutboundHardLimit"/> for the bound on how far). Zero keeps
+    /// far behind a burst left it, is not slow (the group's <see cref="BroadcastBudget"/> bounds what a burst may queue). Zero keeps
     /// waiting (the keep-alive and idle timeouts still apply). 30 s by default.</summary>
     public TimeSpan SlowConsumerTimeout { get; init; } = TimeSpan.FromSeconds(30);
 
     /// <summary>Outbound bytes waiting for one websocket (its transport output and the group messages queued for it,
     /// together) beyond which a group with <see cref="SlowMemberPolicy.Close"/> closes it at once with 1008 "slow
-    /// consumer": the most a member may fall behind a burst, however fast it reads. Below it, group messages queue while
-    /// the output is above the high water mark (they are shared: a queued group message costs a member a reference, not
-    /// a copy). 4 MiB by default; a value under <see cref="OutboundHighWaterMark"/> counts as that mark.</summary>
-    public long OutboundHardLimit { get; init; } = 4 * 1024 * 1024;
+    /// consumer", however fast its peer reads; zero (the default) for no such limit. Without it a member that keeps
+    /// taking bytes is never closed for being behind: the queued group messages of all members together are bounded by
+    /// the group's <see cref="BroadcastBudget"/> (a queued message is shared: it costs a member a reference, not a
+    /// copy), and a member whose peer takes nothing is closed by <see cref="SlowConsumerTimeout"/>. Set it where one
+    /// member must never fall further behind than this (a feed whose old messages are worthless); a value under
+    /// <see cref="OutboundHighWaterMark"/> counts as that mark.</summary>
+    public long OutboundHardLimit { get; init; }
 
     /// <summary>The pool for frames gathered across reads and for messages; <see cref="ArrayPool{T}.Shared"/> if null.</summary>
     public ArrayPool<byte>? Pool { get; init; }
@@ -108,7 +111,7 @@ public sealed record WebSocketSessionOptions
         ArgumentOutOfRangeException.ThrowIfNegativeOrZero(OutboundHighWaterMark, nameof(OutboundHighWaterMark));
         ArgumentOutOfRangeException.ThrowIfNegative(OutboundLowWaterMark, nameof(OutboundLowWaterMark));
         ArgumentOutOfRangeException.ThrowIfGreaterThan(OutboundLowWaterMark, OutboundHighWaterMark, nameof(OutboundLowWaterMark));
-        ArgumentOutOfRangeException.ThrowIfNegativeOrZero(OutboundHardLimit, nameof(OutboundHardLimit));
+        ArgumentOutOfRangeException.ThrowIfNegative(OutboundHardLimit, nameof(OutboundHardLimit));
     }
 
     internal FrameDecoderOptions ToDecoderOptions() => new()

@@ -3,7 +3,7 @@ using System.Diagnostics.Metrics;
 namespace WebSocketCodec.Tests.Broadcast;
 
 /// <summary>Broadcasts are counted under the meter <c>WebSocketCodec</c>: broadcasts, recipients, members skipped and
-/// members closed by the slow-member policy.</summary>
+/// members closed by the slow-member policy, and the bytes queued against the process's budget.</summary>
 public sealed class BroadcastTelemetryTests
 {
     [Fact]
@@ -32,9 +32,14 @@ public sealed class BroadcastTelemetryTests
         skipping.Add(new FakeMember());
         skipping.Add(new FakeMember { Writable = false });
         closing.Add(new FakeMember());
-        closing.Add(new FakeMember { Writable = false, OutputPending = 4096 }); // at the hard limit: closed
+        closing.Add(new FakeMember(hardLimit: 4096) { Writable = false, OutputPending = 4096 }); // at its hard limit: closed
+        var queuing = new WebSocketGroup(SlowMemberPolicy.Close); // the process's budget
+        var busy = new FakeMember { Busy = true };
+        queuing.Add(busy);
         skipping.Broadcast(WebSocketOpcode.Binary, [1]);
         closing.Broadcast(WebSocketOpcode.Binary, [2]);
+        queuing.Broadcast(WebSocketOpcode.Binary, new byte[1000]); // queued: at least 1,000 bytes held
+        meters.RecordObservableInstruments();
 
         lock (totals)
         {
@@ -43,6 +48,9 @@ public sealed class BroadcastTelemetryTests
             Assert.True(totals.GetValueOrDefault("websocketcodec.broadcast.recipients") >= 2);
             Assert.True(totals.GetValueOrDefault("websocketcodec.broadcast.skipped") >= 1);
             Assert.True(totals.GetValueOrDefault("websocketcodec.broadcast.closed") >= 1);
+            Assert.True(totals.GetValueOrDefault("websocketcodec.broadcast.queued") >= 1000);
         }
+
+        busy.Run();
     }
 }

@@ -5,7 +5,7 @@ namespace WebSocketCodec.Tests.Broadcast;
 /// cannot write it now, so frames queue), unwritable, or unable to send, and runs its queue when the test says so (or
 /// on the thread pool, for the concurrent tests).
 /// </summary>
-internal sealed class FakeMember(WebSocketRole role = WebSocketRole.Server, bool runOnThreadPool = false, long highWaterMark = 1024, long hardLimit = 4096)
+internal sealed class FakeMember(WebSocketRole role = WebSocketRole.Server, bool runOnThreadPool = false, long highWaterMark = 1024, long hardLimit = 0)
     : BroadcastInbox, IWebSocketGroupMember
 {
     private readonly object _sync = new();
@@ -18,7 +18,7 @@ internal sealed class FakeMember(WebSocketRole role = WebSocketRole.Server, bool
     public volatile bool InMessage;
     public volatile bool Rejects;
 
-    /// <summary>Bytes the fake's transport has not taken (the output's level, which the hard limit counts and under
+    /// <summary>Bytes the fake's transport has not taken (the output's level, which a hard limit counts and under
     /// which queued frames are appended).</summary>
     public long OutputPending;
     public int Schedules;

@@ -177,10 +177,10 @@ public sealed class WebSocketGroupTests
     }
 
     [Fact]
-    public void CloseQueuesForAnUnwritableMemberUpToTheHardLimitThenClosesItOnItsOwnThread()
+    public void CloseQueuesForAnUnwritableMemberUpToAHardLimitTheApplicationSetThenClosesItOnItsOwnThread()
     {
         var group = new WebSocketGroup(SlowMemberPolicy.Close);
-        var slow = new FakeMember { Writable = false, OutputPending = 1024 }; // high water mark 1024, hard limit 4096
+        var slow = new FakeMember(hardLimit: 4096) { Writable = false, OutputPending = 1024 }; // high water mark 1024
         var fast = new FakeMember();
         group.Add(slow);
         group.Add(fast);
@@ -206,7 +206,7 @@ public sealed class WebSocketGroupTests
     }
 
     [Fact]
-    public void AMemberBehindABurstUnderTheHardLimitGetsEveryMessageInOrderAsItsOutputDrains()
+    public void AMemberBehindABurstGetsEveryMessageInOrderAsItsOutputDrains()
     {
         var pool = new CountingPool();
         var group = new WebSocketGroup(SlowMemberPolicy.Close, pool);
