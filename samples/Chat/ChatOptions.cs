@@ -24,10 +24,6 @@ public sealed record ChatOptions
     /// <summary>The largest text message a member may send (Close 1009 beyond): 4 KiB.</summary>
     public int MaxMessageBytes { get; init; } = 4 * 1024;
 
-    /// <summary>Outbound bytes waiting for one member's transport above which the room's messages queue for it (shared,
-    /// not copied) until its peer takes them: the library's 64 KiB.</summary>
-    public long OutboundHighWaterMark { get; init; } = WebSocketSessionOptions.Default.OutboundHighWaterMark;
-
     /// <summary>How long a member's peer may take none of its output before it is closed with 1008 (a member that
     /// stopped reading must not hold the room's messages for ever): the library's 30 s.</summary>
     public TimeSpan SlowConsumerTimeout { get; init; } = WebSocketSessionOptions.Default.SlowConsumerTimeout;
@@ -36,13 +32,12 @@ public sealed record ChatOptions
     /// every buffer came back); <see cref="ArrayPool{T}.Shared"/> if null.</summary>
     public ArrayPool<byte>? Pool { get; init; }
 
-    /// <summary>The websocket session options these settings give.</summary>
+    /// <summary>The websocket session options these settings give: the library's defaults (water marks, the slow-member
+    /// rule, the process's broadcast budget) but for the message size and the slow-consumer timeout.</summary>
     public WebSocketSessionOptions Session => WebSocketSessionOptions.Default with
     {
         MaxFramePayloadLength = MaxMessageBytes,
         MaxMessagePayloadLength = MaxMessageBytes,
-        OutboundHighWaterMark = OutboundHighWaterMark,
-        OutboundLowWaterMark = Math.Min(WebSocketSessionOptions.Default.OutboundLowWaterMark, OutboundHighWaterMark / 2),
         SlowConsumerTimeout = SlowConsumerTimeout,
         Pool = Pool,
     };

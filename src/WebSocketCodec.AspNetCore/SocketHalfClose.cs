@@ -91,6 +91,30 @@ internal sealed class SocketHalfClose(Socket socket)
         }
     }
 
+    /// <summary>The bytes the peer has acknowledged on this connection so far (Linux's <c>TCP_INFO</c>
+    /// <c>tcpi_bytes_acked</c>, since 4.1): what the slow-consumer rule counts as the peer's progress while Kestrel's
+    /// pipes hold our next bytes back; -1 elsewhere or when the socket is gone.</summary>
+    public long AcknowledgedBytes
+    {
+        get
+        {
+            Span<byte> info = stackalloc byte[TcpInfoLength];
+            try
+            {
+                if (socket.GetRawSocketOption(6 /* IPPROTO_TCP */, 11 /* TCP_INFO */, info) < 128)
+                {
+                    return -1;
+                }
+            }
+            catch (Exception error) when (error is SocketException or ObjectDisposedException or PlatformNotSupportedException)
+            {
+                return -1;
+            }
+
+            return (long)BinaryPrimitives.ReadUInt64LittleEndian(info.Slice(120)); // tcpi_bytes_acked
+        }
+    }
+
     /// <summary>The bytes the application handed to TCP on this connection so far (sent once, plus not yet sent) and
     /// those not yet sent, from Linux's <c>TCP_INFO</c>; -1 elsewhere or when the socket is gone.</summary>
     private static long HandedToTcp(Socket socket)
@@ -149,6 +173,9 @@ internal sealed class SocketHalfClose(Socket socket)
         public ValueTask CloseOutputAsync() => _end?.ShutdownSendAsync() ?? ValueTask.CompletedTask;
 
         /// <inheritdoc />
+        public long AcknowledgedBytes => _end?.AcknowledgedBytes ?? -1;
+
+        /// <inheritdoc />
         public void Abort() => abort();
     }
 
@@ -167,6 +194,9 @@ internal sealed class SocketHalfClose(Socket socket)
 
         /// <inheritdoc />
         public void OnOutputEnding(long bytes) => end.OnOutputEnding(bytes);
+
+        /// <inheritdoc />
+        public long AcknowledgedBytes => end.AcknowledgedBytes;
 
         /// <inheritdoc />
         public async ValueTask CloseOutputAsync()

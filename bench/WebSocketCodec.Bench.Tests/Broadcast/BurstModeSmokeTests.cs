@@ -45,7 +45,7 @@ public sealed class BurstModeSmokeTests
             Assert.Contains("- 20 websockets × 5 messages × 64 B, group: **0** healthy members closed in 1 runs (0: **met**); every member had every message in 1/1 runs", page, StringComparison.Ordinal);
             Assert.Contains("| 20 | 5 | 64 B | group-fastpath | 20 | 0 | 0 |", page, StringComparison.Ordinal);
             Assert.Contains("| 20 | 5 | 64 B | group-lean | 20 | 0 | 0 |", page, StringComparison.Ordinal);
-            Assert.Contains("`OutboundHardLimit` 4 MiB", page, StringComparison.Ordinal);
+            Assert.Contains("`OutboundHardLimit` none per member, the process's `BroadcastBudget`", page, StringComparison.Ordinal);
             Assert.Contains(",20,5,64,group,20,0,,0,0,0,0,2000,2000,100,", csv, StringComparison.Ordinal);
             Assert.Equal(4, csv.Split('\n', StringSplitOptions.RemoveEmptyEntries).Length); // the header and one row per variant's run
         }

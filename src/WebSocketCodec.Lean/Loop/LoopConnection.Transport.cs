@@ -152,6 +152,27 @@ internal sealed partial class LoopConnection : IWebSocketTransport, IBufferWrite
         return ValueTask.CompletedTask;
     }
 
+    /// <summary>The bytes the peer acknowledged so far (<c>TCP_INFO</c>'s <c>tcpi_bytes_acked</c>, Linux 4.1 on), or -1
+    /// when the socket is gone: the peer's progress while our next bytes wait for room in the socket.</summary>
+    public unsafe long AcknowledgedBytes
+    {
+        get
+        {
+            const int Length = 232;
+            byte* info = stackalloc byte[Length];
+            uint length = Length;
+            lock (this) // the descriptor is not closed (and its number taken by another socket) meanwhile
+            {
+                if (_fd < 0 || Libc.getsockopt(_fd, Libc.IPPROTO_TCP, Libc.TCP_INFO, info, &length) != 0 || length < 128)
+                {
+                    return -1;
+                }
+            }
+
+            return (long)System.Buffers.Binary.BinaryPrimitives.ReadUInt64LittleEndian(new ReadOnlySpan<byte>(info + 120, 8)); // tcpi_bytes_acked
+        }
+    }
+
     public void Abort()
     {
         bool complete;

@@ -35,6 +35,7 @@ internal static unsafe partial class Libc
     public const int SO_LINGER = 13;
     public const int IPPROTO_TCP = 6;
     public const int TCP_NODELAY = 1;
+    public const int TCP_INFO = 11;
     public const int MSG_NOSIGNAL = 0x4000;
     public const int SHUT_WR = 1;
     public const int SHUT_RDWR = 2;
@@ -77,6 +78,9 @@ internal static unsafe partial class Libc
 
     [LibraryImport(Library, SetLastError = true)]
     public static partial int setsockopt(int fd, int level, int name, void* value, uint length);
+
+    [LibraryImport(Library, SetLastError = true)]
+    public static partial int getsockopt(int fd, int level, int name, void* value, uint* length);
 
     /// <summary>One buffer of a <c>writev</c>.</summary>
     [StructLayout(LayoutKind.Sequential)]

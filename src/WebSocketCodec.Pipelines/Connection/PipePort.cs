@@ -68,6 +68,8 @@ internal sealed class PipePort : IWebSocketTransport, IValueTaskSource<bool>
         }
     }
 
+    public long AcknowledgedBytes => _pipe is IWebSocketPipeTransport transport ? transport.AcknowledgedBytes : -1;
+
     /// <summary>A transport that can be torn down is; a plain pipe's stuck flush is cancelled by the driver instead.</summary>
     public void Abort() => (_pipe as IWebSocketPipeTransport)?.Abort();
 

@@ -37,6 +37,11 @@ public interface IWebSocketPipeTransport : IDuplexPipe
     {
     }
 
+    /// <summary>A count that grows whenever the peer receives bytes written to <see cref="IDuplexPipe.Output"/> (a TCP
+    /// socket's bytes acknowledged by the peer), or -1 (the default) when the transport cannot see that: see
+    /// <see cref="IWebSocketTransport.AcknowledgedBytes"/>, which it becomes.</summary>
+    long AcknowledgedBytes => -1;
+
     /// <summary>Tears the transport down at once, whatever is under way (Kestrel's <c>ConnectionContext.Abort</c> or
     /// <c>HttpContext.Abort</c>, an HTTP/2 stream's RST_STREAM, a client's socket disposed): a peer that does not read
     /// even our Close is given up. Any thread; may be called more than once.</summary>

@@ -56,6 +56,13 @@ public interface IWebSocketTransport
     /// <summary>Tears the transport down at once: a peer that does not read even our Close is given up. Any thread.</summary>
     void Abort();
 
+    /// <summary>A count that grows whenever the peer receives bytes the transport already took from us (a TCP
+    /// socket's bytes acknowledged by the peer, from the kernel), or -1 (the default) where the transport cannot see
+    /// below itself. The slow-consumer rule counts its growth as the peer's progress while a flush waits: a slow reader
+    /// drains the kernel's buffers (megabytes on a fast link) for seconds before the transport takes our next bytes,
+    /// and must not be taken for one that stopped. Any thread; called only while the output waits.</summary>
+    long AcknowledgedBytes => -1;
+
     /// <summary>Stops handing received bytes to the driver until <see cref="ResumeReading"/> (the driver's output waits
     /// for the peer, or the listener holds the loop). A push host stops reading from the network; a pull host stops
     /// issuing reads. Bytes already received may still be handed over.</summary>

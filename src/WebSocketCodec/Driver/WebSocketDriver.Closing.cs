@@ -64,6 +64,17 @@ public sealed partial class WebSocketDriver
         _transport.ScheduleTurn();
     }
 
+    /// <summary>A figure that grows whenever the peer takes bytes: those the transport took from us, and those it
+    /// received of what the transport had taken (where the transport can see it, <see cref="IWebSocketTransport.AcknowledgedBytes"/>).</summary>
+    private long PeerProgress
+    {
+        get
+        {
+            long acknowledged = _session.Options.SlowConsumerTimeout > TimeSpan.Zero ? _transport.AcknowledgedBytes : -1;
+            return _output.Flushed + Math.Max(0, acknowledged);
+        }
+    }
+
     /// <summary>Applies the session's timers and the slow-consumer policy; returns whether the websocket must end now.</summary>
     /// <param name="acted">Whether the timer did something (a Ping, a Close): a timer that fired a little before its
     /// deadline (it was armed at the first read of a burst, the deadline counts from the last) only re-arms.</param>
@@ -76,7 +87,7 @@ public sealed partial class WebSocketDriver
         {
             timer = _session.State == WebSocketSessionState.Closed ? SessionTimerResult.None : _session.OnTimer();
             if (timer == SessionTimerResult.None && _session.State == WebSocketSessionState.Open && !_output.IsWritable
-                && _slowWatch.Check(_time, _session.Options.SlowConsumerTimeout, _output.Flushed, out _))
+                && _slowWatch.Check(_time, _session.Options.SlowConsumerTimeout, PeerProgress, out _))
             {
                 // The peer took none of our output for the slow-consumer timeout: 1008, then the close timeout bounds
                 // the rest.

@@ -387,7 +387,7 @@ public sealed partial class WebSocketDriver : IWebSocketGroupMember, IDisposable
     {
         if (!writable)
         {
-            _slowWatch.Waiting(_time.GetTimestamp(), _output.Flushed);
+            _slowWatch.Waiting(_time.GetTimestamp(), PeerProgress);
         }
         else
         {

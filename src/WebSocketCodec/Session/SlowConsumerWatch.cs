@@ -3,7 +3,9 @@ namespace WebSocketCodec;
 /// <summary>
 /// The slow-consumer rule every host applies, by progress rather than by level: a websocket whose output waits for the
 /// transport (above its high water mark) is slow only when the peer has taken none of its bytes for
-/// <see cref="WebSocketSessionOptions.SlowConsumerTimeout"/>. A burst that a healthy reader drains keeps the output
+/// <see cref="WebSocketSessionOptions.SlowConsumerTimeout"/>: neither the transport took more, nor (where the
+/// transport can see below itself, <see cref="IWebSocketTransport.AcknowledgedBytes"/>) did the peer receive more of
+/// what the transport holds. A burst that a healthy reader drains keeps the output
 /// busy but moving, and is never taken for a dead reader. The host reports when the output starts and stops waiting,
 /// and, whenever its timer fires, a figure that grows when the transport takes bytes; the watch says whether the peer
 /// is slow and when to look again (a quarter of the timeout while waiting, so a stall is found between one and one

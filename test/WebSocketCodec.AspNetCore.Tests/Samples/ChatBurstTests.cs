@@ -7,21 +7,26 @@ using Xunit.Abstractions;
 namespace WebSocketCodec.AspNetCore.Tests.Samples;
 
 /// <summary>
-/// A burst in a busy room, from independent peers: 49 node <c>ws</c> members each send 40 texts of about 200 bytes at
-/// once, while a 50th member (a raw socket with a 4 KiB receive buffer) never reads. With the library's default water
-/// marks, every reading member must get all 1,960 texts, each sender's in order and all in one order, and none may be
-/// closed: a burst a healthy reader drains is not a slow consumer (the rule before this one closed all 49 of them).
+/// A burst in a busy room, from independent peers, with the library's defaults: node <c>ws</c> members each send their
+/// texts at once, texts of 4,000 bytes (the chat's largest is 4 KiB), while one more member (a raw socket with a 4 KiB
+/// receive buffer) never reads. Every reading member must get every text, each sender's in order and all in one order,
+/// and none may be closed: a reader that keeps taking bytes is not a slow consumer however far behind the burst leaves
+/// it (300 × 20 puts 24 MB behind each member; the rule before this one closed every reader past 4 MiB). The silent
+/// member is closed (1008) by the slow-consumer timeout during the same burst, shortened here to keep the case short.
 /// </summary>
 public sealed class ChatBurstTests(NodeFixture node, ITestOutputHelper output) : IClassFixture<NodeFixture>
 {
-    private const int Members = 49;
-    private const int Texts = 40;
-    private const int Size = 200;
+    private const int Size = 4000;
+    private static readonly TimeSpan SlowConsumerTimeout = TimeSpan.FromSeconds(5);
 
     [SkippableTheory]
-    [InlineData("kestrel")]
-    [InlineData("lean")]
-    public async Task EveryReadingMemberGetsEveryTextOfABurstAndNoneIsClosed(string transport)
+    [InlineData("kestrel", 50, 40)]
+    [InlineData("kestrel", 200, 20)]
+    [InlineData("kestrel", 300, 20)]
+    [InlineData("lean", 50, 40)]
+    [InlineData("lean", 200, 20)]
+    [InlineData("lean", 300, 20)]
+    public async Task EveryReadingMemberGetsEveryTextOfABurstAndOnlyTheSilentOneIsClosed(string transport, int members, int texts)
     {
         Skip.If(node.SkipReason is not null, node.SkipReason);
         IAsyncDisposable server;
@@ -29,67 +34,74 @@ public sealed class ChatBurstTests(NodeFixture node, ITestOutputHelper output) :
         Uri roomUrl;
         if (transport == "lean")
         {
-            LeanChatServerHost lean = LeanChatServerHost.Start(new ChatOptions { Port = 0 });
+            LeanChatServerHost lean = LeanChatServerHost.Start(new ChatOptions { Port = 0, SlowConsumerTimeout = SlowConsumerTimeout });
             (server, rooms, roomUrl) = (lean, lean.Rooms, lean.RoomUrl("burst"));
         }
         else
         {
-            ChatServerHost kestrel = await ChatServerHost.StartAsync(new ChatOptions { Port = 0 });
+            ChatServerHost kestrel = await ChatServerHost.StartAsync(new ChatOptions { Port = 0, SlowConsumerTimeout = SlowConsumerTimeout });
             (server, rooms, roomUrl) = (kestrel, kestrel.Rooms, kestrel.RoomUrl("burst"));
         }
 
         await using IAsyncDisposable stopped = server;
-        Assert.Equal(WebSocketSessionOptions.Default.OutboundHighWaterMark, new ChatOptions().Session.OutboundHighWaterMark);
+        WebSocketSessionOptions session = new ChatOptions().Session; // the sample keeps the library's outbound defaults
+        Assert.Equal(WebSocketSessionOptions.Default.OutboundHighWaterMark, session.OutboundHighWaterMark);
+        Assert.Equal(WebSocketSessionOptions.Default.OutboundHardLimit, session.OutboundHardLimit);
+        Assert.Equal(0, session.OutboundHardLimit);
         using Socket silent = await SilentChatMember.JoinAsync(roomUrl, "burst");
         await Eventually.True(() => rooms.Find("burst")?.MemberCount == 1);
         ChatRoom room = rooms.Find("burst")!;
 
-        var start = new ProcessStartInfo("node", $"chat-burst.mjs {roomUrl} {Members} {Texts} {Size} 60")
+        var start = new ProcessStartInfo("node", $"chat-burst.mjs {roomUrl} {members} {texts} {Size} 150")
         {
             WorkingDirectory = node.Directory,
             RedirectStandardInput = true,
             RedirectStandardOutput = true,
             RedirectStandardError = true,
         };
-        using Process members = Process.Start(start)!;
-        Task<string> errors = members.StandardError.ReadToEndAsync();
+        using Process peers = Process.Start(start)!;
+        Task<string> errors = peers.StandardError.ReadToEndAsync();
         try
         {
-            string? opened = await members.StandardOutput.ReadLineAsync().WaitAsync(TimeSpan.FromSeconds(30));
-            if (opened != $"open {Members}")
+            string? opened = await peers.StandardOutput.ReadLineAsync().WaitAsync(TimeSpan.FromSeconds(30));
+            if (opened != $"open {members}")
             {
                 Assert.Fail(opened + await errors.WaitAsync(TimeSpan.FromSeconds(10)));
             }
 
-            await Eventually.True(() => room.MemberCount == Members + 1); // every member joined before anyone sends
+            await Eventually.True(() => room.MemberCount == members + 1); // every member joined before anyone sends
 
-            await members.StandardInput.WriteLineAsync("go");
-            await members.StandardInput.FlushAsync();
-            string? line = await members.StandardOutput.ReadLineAsync().WaitAsync(TimeSpan.FromSeconds(90));
-            await members.WaitForExitAsync().WaitAsync(TimeSpan.FromSeconds(10));
+            await peers.StandardInput.WriteLineAsync("go");
+            await peers.StandardInput.FlushAsync();
+            long go = Stopwatch.GetTimestamp();
+            string? line = await peers.StandardOutput.ReadLineAsync().WaitAsync(TimeSpan.FromSeconds(180));
+            await peers.WaitForExitAsync().WaitAsync(TimeSpan.FromSeconds(10));
             output.WriteLine(line);
             Assert.NotNull(line);
             using JsonDocument report = JsonDocument.Parse(line);
             JsonElement root = report.RootElement;
             Assert.Equal("done", root.GetProperty("how").GetString());
-            Assert.Equal(Members, root.GetProperty("complete").GetInt32());
-            Assert.Equal(Members * Texts, root.GetProperty("expected").GetInt32());
+            Assert.Equal(members, root.GetProperty("complete").GetInt32());
+            Assert.Equal(members * texts, root.GetProperty("expected").GetInt32());
             Assert.Equal(0, root.GetProperty("closedEarly").GetArrayLength());
             Assert.Equal(0, root.GetProperty("outOfOrder").GetInt32());
             Assert.True(root.GetProperty("sameOrder").GetBoolean());
-            Assert.Equal(0, members.ExitCode);
+            Assert.Equal(0, peers.ExitCode);
 
-            // Nobody was closed as slow: the readers left with their own Close (the room now holds the silent member
-            // only, whose bytes the kernel's buffers took: ChatSlowMemberTests closes such a member once the room's
-            // traffic backs up in the server).
-            await Eventually.True(() => room.MemberCount == 1);
-            Assert.Equal(0, room.SlowMembersClosed);
+            // The silent member, and only it, was closed as slow: its peer took nothing for the slow-consumer timeout
+            // (looked at every quarter of it), then its Close could not be written either (the close timeout, 5 s).
+            TimeSpan bound = (SlowConsumerTimeout * 1.25) + WebSocketSessionOptions.Default.CloseTimeout + TimeSpan.FromSeconds(10);
+            await Eventually.True(() => room.SlowMembersClosed > 0, bound);
+            TimeSpan closedAfter = Stopwatch.GetElapsedTime(go);
+            output.WriteLine($"silent member's websocket ended as slow {closedAfter.TotalSeconds:F1} s after the burst began");
+            Assert.True(closedAfter <= bound, $"the silent member ended {closedAfter.TotalSeconds:F1} s after the burst began");
+            Assert.Equal(1, room.SlowMembersClosed);
         }
         finally
         {
-            if (!members.HasExited)
+            if (!peers.HasExited)
             {
-                members.Kill(entireProcessTree: true);
+                peers.Kill(entireProcessTree: true);
             }
         }
     }

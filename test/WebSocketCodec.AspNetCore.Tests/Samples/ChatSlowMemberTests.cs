@@ -15,7 +15,7 @@ public sealed class ChatSlowMemberTests(ITestOutputHelper output)
     [Fact]
     public async Task TheOthersGetEveryMessageInOrderAndTheNonReaderIsClosed()
     {
-        await using ChatServerHost server = await ChatServerHost.StartAsync(new ChatOptions { Port = 0, OutboundHighWaterMark = 64 * 1024, SlowConsumerTimeout = TimeSpan.FromSeconds(2) });
+        await using ChatServerHost server = await ChatServerHost.StartAsync(new ChatOptions { Port = 0, SlowConsumerTimeout = TimeSpan.FromSeconds(2) });
         using var http2 = new HttpMessageInvoker(Http2Requests.Handler());
         await using ChatClient talker = await ChatClient.JoinAsync(server, "lobby");
         await using ChatClient listener = await ChatClient.JoinAsync(server, "lobby", http2);
