@@ -46,6 +46,58 @@ public sealed class DriverTimerTests
         Assert.Equal(1, transport.Aborts); // even our Close could not be flushed: torn down
     }
 
+    [Theory]
+    [InlineData(true)]
+    [InlineData(false)]
+    public async Task APeerThatReceivesWhatTheTransportHoldsIsNotSlowWhileItsFlushWaits(bool transportSeesBelow)
+    {
+        // The flush never completes (the kernel's buffers hold the bytes); the peer keeps receiving them, which the
+        // transport sees (TCP_INFO's bytes acknowledged) or cannot see (-1). Seen, it is progress: not slow for three
+        // timeouts, then slow between one and one and a quarter timeouts after it stopped. Unseen: slow after one.
+        var clock = new FakeTimeProvider(DateTimeOffset.UnixEpoch);
+        var transport = new HeldTransport { Acknowledged = transportSeesBelow ? 0 : -1 };
+        TimeSpan timeout = TimeSpan.FromSeconds(10), step = timeout / 4;
+        var options = new WebSocketSessionOptions
+        {
+            TimeProvider = clock, KeepAliveInterval = TimeSpan.Zero, SlowConsumerTimeout = timeout,
+            OutboundHighWaterMark = 1024, OutboundLowWaterMark = 512, CloseTimeout = TimeSpan.FromSeconds(5),
+        };
+        using var driver = new WebSocketDriver(transport, WebSocketRole.Server, options);
+        driver.Start(new EchoListener(driver.Sender));
+        Assert.True(driver.Sender.TrySend(WebSocketOpcode.Binary, new byte[2000])); // the flush waits: not writable
+        Assert.False(driver.IsWritable);
+
+        TimeSpan now = TimeSpan.Zero, lastProgress = TimeSpan.Zero;
+        for (int i = 0; i < 12 && transportSeesBelow; i++)
+        {
+            transport.Acknowledged += 100; // the peer took 100 more bytes of what the kernel holds
+            lastProgress = now;
+            clock.Advance(step);
+            now += step;
+            driver.RunTurn();
+            Assert.Equal(WebSocketSessionState.Open, driver.State); // not slow: three timeouts while it kept receiving
+        }
+
+        for (int i = 0; i < 20 && driver.State == WebSocketSessionState.Open; i++)
+        {
+            clock.Advance(step);
+            now += step;
+            driver.RunTurn();
+        }
+
+        Assert.Equal(WebSocketSessionState.CloseSent, driver.State); // 1008 "slow consumer" started
+        Assert.InRange(now - lastProgress, timeout, (timeout * 1.25) + step);
+        for (int i = 0; i < 20 && !transport.Aborted; i++)
+        {
+            clock.Advance(step); // the close timeout: even our Close cannot be written
+            driver.RunTurn();
+        }
+
+        WebSocketCloseInfo end = await driver.Completion.WaitAsync(TimeSpan.FromSeconds(10));
+        Assert.Equal(WebSocketEndReason.SlowConsumer, end.EndReason);
+        Assert.Equal(1, transport.Aborts);
+    }
+
     private sealed class EchoListener(WebSocketFrameSender sender) : IWebSocketFrameListener
     {
         public void OnFrame(WebSocketOpcode opcode, bool fin, int rsv, Span<byte> payload) => sender.Send(opcode, payload, fin);
@@ -60,6 +112,11 @@ public sealed class DriverTimerTests
         public int Pauses;
         public int Resumes;
         public int Aborts;
+        public long Acknowledged = -1;
+
+        public long AcknowledgedBytes => Volatile.Read(ref Acknowledged);
+
+        public bool Aborted => Volatile.Read(ref Aborts) > 0;
 
         public bool CanHalfClose => false;
 
