@@ -225,6 +225,61 @@ public abstract class WebSocketHostContract
         }
     }
 
+    [Fact]
+    public async Task TheBudgetBoundsWhatARoomThatStoppedReadingHoldsAndClosesItsMembersWith1008()
+    {
+        // Every member stops reading while the room goes on: what is queued for them would grow without bound, and no
+        // slow-consumer timeout (30 s) has passed yet. The group's budget (512 KiB here; the process's by default) holds
+        // it: the members furthest behind are closed first (1008 "slow consumer"), until none is left; every byte
+        // queued is counted, never above the limit, and every pooled frame comes back.
+        const int Members = 4, Payload = 1000, MaxMessages = 20_000; // 20 MB: far more than the kernel buffers take
+        var pool = new CountingPool();
+        var budget = new BroadcastBudget(512 * 1024);
+        var record = new ContractRecord { Group = new WebSocketGroup(SlowMemberPolicy.Close, pool, budget) };
+        (IContractServer server, _) = await StartAsync(ContractBehaviour.JoinGroup, Quick with { CloseTimeout = TimeSpan.FromSeconds(2) }, record: record);
+        await using (server)
+        {
+            var members = new List<ContractClient>();
+            try
+            {
+                for (int i = 0; i < Members; i++)
+                {
+                    ContractClient member = await ContractClient.ConnectAsync(server, receiveBufferSize: 4096);
+                    members.Add(member);
+                    await member.SendAsync(WebSocketOpcode.Text, "join");
+                    await record.Joined.Reader.ReadAsync(RawHttp.Timeout());
+                }
+
+                // From now on nobody reads.
+                byte[] payload = new byte[Payload];
+                int messages = 0, closed = 0;
+                while (messages < MaxMessages && record.Group.Count > 0)
+                {
+                    closed += record.Group.Broadcast(WebSocketOpcode.Binary, payload).Closed;
+                    messages++;
+                    Assert.True(budget.QueuedBytes <= budget.Limit, $"{budget.QueuedBytes} B queued after message {messages}");
+                }
+
+                Assert.Equal(0, record.Group.Count); // all closed, well before the slow-consumer timeout
+                Assert.Equal(Members, closed);
+                Assert.Equal(Members, budget.MembersClosed);
+                Assert.InRange(budget.PeakQueuedBytes, budget.Limit - (budget.Limit / 16) - Payload, budget.Limit);
+                for (int i = 0; i < Members; i++)
+                {
+                    WebSocketCloseInfo end = await record.NextEndAsync(); // the Close cannot be written: the close timeout
+                    Assert.Equal(WebSocketEndReason.SlowConsumer, end.EndReason);
+                    Assert.Equal(CloseStatus.PolicyViolation, end.SentStatus);
+                }
+
+                await Eventually.True(() => budget.QueuedBytes == 0 && pool.Outstanding == 0);
+            }
+            finally
+            {
+                members.ForEach(member => member.Dispose());
+            }
+        }
+    }
+
     [Theory]
     [InlineData(ContractBehaviour.ThrowOnFrame)]
     [InlineData(ContractBehaviour.ThrowOnReadComplete)]
