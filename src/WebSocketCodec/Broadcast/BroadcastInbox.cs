@@ -26,6 +26,7 @@ internal abstract class BroadcastInbox
     private long _queuedBytes; // counted before a frame is queued and after it is taken: 0 means none waits
     private int _scheduled;
     private int _closeRequested; // 0: no; 1: a slow member's close asked for, its run still to come; 2: done or ended
+    private volatile bool _closedAsSlow; // closed by a group's policy or budget: every group that still has it says so
     private BroadcastBudget? _registered; // the budget that can find this member to close it
 
     /// <summary>Which end the websocket is (broadcast frames are server frames).</summary>
@@ -65,13 +66,12 @@ internal abstract class BroadcastInbox
     /// <param name="budget">The queuing group's budget (a frame queued before counts against its own).</param>
     public BroadcastOutcome Offer(BroadcastFrame frame, SlowMemberPolicy policy, BroadcastBudget budget)
     {
-        int closing = Volatile.Read(ref _closeRequested);
-        if (closing == 1)
+        if (_closedAsSlow)
         {
-            return BroadcastOutcome.Closed; // a budget closed it for being furthest behind; its close is on its way
+            return BroadcastOutcome.Closed; // closed as slow elsewhere (a budget, another group): this group drops it too
         }
 
-        if (closing != 0 || !CanSend)
+        if (Volatile.Read(ref _closeRequested) != 0 || !CanSend)
         {
             return BroadcastOutcome.Gone;
         }
@@ -129,6 +129,7 @@ internal abstract class BroadcastInbox
     /// <summary>Asks for this slow member's close on its own thread.</summary>
     private BroadcastOutcome RequestSlowClose()
     {
+        _closedAsSlow = true;
         Volatile.Write(ref _closeRequested, 1);
         ScheduleRun();
         return BroadcastOutcome.Closed;
@@ -158,6 +159,7 @@ internal abstract class BroadcastInbox
             return false;
         }
 
+        _closedAsSlow = true;
         ReleaseQueue();
         ScheduleRun();
         return true;
