@@ -11,7 +11,8 @@ namespace WebSocketCodec.Samples.Chat;
 /// the room; every text message a member sends is relayed unchanged to every member, the sender included, in the order
 /// the room received them. A binary message is refused with Close 1003 (Unsupported Data); a text over the limit gets
 /// 1009; a member that stops reading is closed with 1008 (slow consumer) instead of holding up the room: once its peer
-/// took nothing of its output for the slow-consumer timeout, or it fell further behind than the hard limit.
+/// took nothing of its output for the slow-consumer timeout, or it was among the furthest behind when the process's
+/// broadcast budget was full.
 /// </summary>
 internal static class ChatEndpoint
 {

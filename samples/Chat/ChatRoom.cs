@@ -6,7 +6,7 @@ namespace WebSocketCodec.Samples.Chat;
 /// <summary>One room: a <see cref="WebSocketGroup"/> that closes a member that stops reading (1008), so every member
 /// left has had every message, in the order the room relayed them. A member behind a burst is not closed while its peer
 /// keeps reading (the library's rule by progress): only one whose peer took nothing for the slow-consumer timeout, or
-/// that fell behind by more than the hard limit. Retired for good when its last member leaves (see
+/// one of the furthest behind when the process's broadcast budget is full (the library's defaults). Retired for good when its last member leaves (see
 /// <see cref="ChatRooms"/>). On a cluster (<c>--seeds</c>) the room is a cluster group: its members on every node
 /// get its messages, each node closing its own slow members.</summary>
 public sealed class ChatRoom

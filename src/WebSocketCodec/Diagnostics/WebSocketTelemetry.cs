@@ -52,7 +52,7 @@ public static class WebSocketTelemetry
         Meter.CreateCounter<long>("websocketcodec.broadcast.skipped", "{websocket}", "Group members that missed a broadcast message: above their high water mark, or in a fragmented message of their own.");
 
     internal static readonly Counter<long> BroadcastClosed =
-        Meter.CreateCounter<long>("websocketcodec.broadcast.closed", "{websocket}", "Group members closed by the slow-member policy.");
+        Meter.CreateCounter<long>("websocketcodec.broadcast.closed", "{websocket}", "Group members closed by the slow-member policy or the broadcast budget (counted by each group that had them).");
 
     internal static readonly ObservableGauge<long> BroadcastQueued =
         Meter.CreateObservableGauge("websocketcodec.broadcast.queued", static () => BroadcastBudget.Shared.QueuedBytes, "By",
