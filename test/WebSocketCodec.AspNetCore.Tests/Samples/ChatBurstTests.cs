@@ -74,9 +74,13 @@ public sealed class ChatBurstTests(NodeFixture node, ITestOutputHelper output) :
             await peers.StandardInput.WriteLineAsync("go");
             await peers.StandardInput.FlushAsync();
             long go = Stopwatch.GetTimestamp();
+            using var sampling = new CancellationTokenSource();
+            Task<long> peakQueued = PeakQueuedAsync(sampling.Token);
             string? line = await peers.StandardOutput.ReadLineAsync().WaitAsync(TimeSpan.FromSeconds(180));
+            await sampling.CancelAsync();
             await peers.WaitForExitAsync().WaitAsync(TimeSpan.FromSeconds(10));
             output.WriteLine(line);
+            output.WriteLine($"queued against the process's broadcast budget during the burst: peak {await peakQueued / 1e6:F1} MB (tests running beside included) of {BroadcastBudget.Shared.Limit / 1e6:F0} MB");
             Assert.NotNull(line);
             using JsonDocument report = JsonDocument.Parse(line);
             JsonElement root = report.RootElement;
@@ -104,5 +108,19 @@ public sealed class ChatBurstTests(NodeFixture node, ITestOutputHelper output) :
                 peers.Kill(entireProcessTree: true);
             }
         }
+    }
+
+    /// <summary>The most bytes the process's broadcast budget held at once until cancelled (at most 200 s), sampled every
+    /// 10 ms.</summary>
+    private static async Task<long> PeakQueuedAsync(CancellationToken cancellation)
+    {
+        long peak = 0;
+        for (int i = 0; i < 20_000 && !cancellation.IsCancellationRequested; i++)
+        {
+            peak = Math.Max(peak, BroadcastBudget.Shared.QueuedBytes);
+            await Task.Delay(10, CancellationToken.None);
+        }
+
+        return peak;
     }
 }
