@@ -85,6 +85,7 @@ history=(
 "spannetty-h2-tls-fixed-libuv.md|SpanNetty HTTP/2 over TLS on libuv after the TLS output fix (measured at 7195547), the check beside the 3de665d page"
 "perf-lean-offloop-noloss.md|the lean transport's coalesced off-loop flushes against a build of main (--baseline)"
 "broadcast-burst-lean-offloop.md|the lean transport's coalesced off-loop flushes against the build before (A/B, written by hand from six runs)"
+"broadcast-burst-4000-budget.md|the broadcast budget against main at 4,000 B (A/B, written by hand from six runs)"
 "deflate-summary.md|written by hand from the deflate pages"
 "spannetty-h2-summary.md|written by hand from the spannetty-h2 pages"
 )
