@@ -10,7 +10,8 @@ namespace WebSocketCodec.AspNetCore.Tests.Samples;
 public sealed class ChatSlowMemberTests(ITestOutputHelper output)
 {
     private const int Batch = 8; // 8 KiB: the readers are never more than this behind, far below the 64 KiB high water mark
-    private const int MaxMessages = 100_000; // a bound on the loop, far above what the buffers on the way can hold
+    private const int MaxMessages = 2_000_000; // a bound on the loop, far above what the buffers on the way can hold
+    private static readonly TimeSpan MaxTime = TimeSpan.FromSeconds(60); // and on its time: the close takes about 7 s
 
     [Fact]
     public async Task TheOthersGetEveryMessageInOrderAndTheNonReaderIsClosed()
@@ -30,7 +31,9 @@ public sealed class ChatSlowMemberTests(ITestOutputHelper output)
         var talkerGot = new List<string>();
         var listenerGot = new List<string>();
         bool lastBatch = false;
-        while (sent.Count < MaxMessages)
+        long started = System.Diagnostics.Stopwatch.GetTimestamp();
+        TimeSpan closedAfter = TimeSpan.Zero;
+        while (sent.Count < MaxMessages && System.Diagnostics.Stopwatch.GetElapsedTime(started) < MaxTime)
         {
             for (int i = 0; i < Batch; i++)
             {
@@ -47,9 +50,12 @@ public sealed class ChatSlowMemberTests(ITestOutputHelper output)
             }
 
             lastBatch = room.SlowMembersClosed > 0;
+            closedAfter = System.Diagnostics.Stopwatch.GetElapsedTime(started);
         }
 
-        output.WriteLine($"{sent.Count} texts of about 1 KB; the silent member's websocket ended within the last two batches");
+        // The silent member's end: the slow-consumer timeout (2 s) after its peer stopped taking bytes, then the close
+        // timeout (5 s) for a Close it cannot read either.
+        output.WriteLine($"{sent.Count} texts of about 1 KB; the silent member's websocket ended within the last two batches, {closedAfter.TotalSeconds:F1} s after the first");
         Assert.Equal(1, room.SlowMembersClosed); // the silent one: both readers are still in and got everything
         Assert.False(talker.Closed.IsCompleted);
         Assert.False(listener.Closed.IsCompleted);
