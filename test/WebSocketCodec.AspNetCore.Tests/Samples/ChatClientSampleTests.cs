@@ -124,6 +124,8 @@ public sealed class ChatClientSampleTests
     public async Task EndOfInputOrCtrlCClosesWith1000AndExitCode0(string end)
     {
         Skip.If(end == "SIGINT" && !(OperatingSystem.IsLinux() || OperatingSystem.IsMacOS()), "SIGINT is sent with kill(1).");
+        Skip.If(end == "SIGINT" && SigIntIgnoredHere(),
+            "SIGINT is ignored in this process (started in the background by a non-interactive shell), and the client inherits that: the runtime then leaves it ignored, as nohup asks.");
         using ChatServerProcess server = await ChatServerProcess.StartAsync(FreePorts.Next(), Bound);
         using ConsoleSampleProcess ann = StartClient("ann", server.RoomUrl("lobby"));
         using ConsoleSampleProcess bob = StartClient("bob", server.RoomUrl("lobby"));
@@ -195,5 +197,18 @@ public sealed class ChatClientSampleTests
         }
 
         await server.WaitForMembersAsync(room, clients.Length, Bound);
+    }
+
+    /// <summary>Whether this process was started with SIGINT ignored (Linux: bit 2 of <c>SigIgn</c> in /proc/self/status),
+    /// which every process it starts inherits.</summary>
+    private static bool SigIntIgnoredHere()
+    {
+        if (!OperatingSystem.IsLinux())
+        {
+            return false;
+        }
+
+        string? line = File.ReadLines("/proc/self/status").FirstOrDefault(l => l.StartsWith("SigIgn:", StringComparison.Ordinal));
+        return line is not null && (ulong.Parse(line.AsSpan(7).Trim(), System.Globalization.NumberStyles.HexNumber, System.Globalization.CultureInfo.InvariantCulture) & 0x2) != 0;
     }
 }
