@@ -333,14 +333,9 @@ internal abstract class BroadcastInbox
                 return;
             }
 
-            Interlocked.Add(ref _queuedBytes, -frame.Length);
+            Unqueued(frame);
             try
             {
-                if (frame.IsEncoded)
-                {
-                    frame.Dequeued();
-                }
-
                 if (CanSend && ReferenceEquals(frame, next))
                 {
                     AppendLocked(frame);
@@ -385,13 +380,19 @@ internal abstract class BroadcastInbox
         ConcurrentQueue<BroadcastFrame>? queue = Volatile.Read(ref _queue);
         while (queue is not null && queue.TryDequeue(out BroadcastFrame? frame))
         {
-            Interlocked.Add(ref _queuedBytes, -frame.Length);
-            if (frame.IsEncoded)
-            {
-                frame.Dequeued();
-            }
-
+            Unqueued(frame);
             frame.Release();
+        }
+    }
+
+    /// <summary>A frame left the queue (taken or dropped; released after): its bytes leave the queue's count, and a
+    /// group frame's leave its budget.</summary>
+    private void Unqueued(BroadcastFrame frame)
+    {
+        Interlocked.Add(ref _queuedBytes, -frame.Length);
+        if (frame.IsEncoded)
+        {
+            frame.Dequeued();
         }
     }
 
